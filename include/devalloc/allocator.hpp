@@ -1,0 +1,296 @@
+// devalloc/allocator.hpp
+//
+// The host class (mallocMC thesis ch. 3, §4.2): devalloc::Allocator composes five policies at
+// compile time into one allocator.
+//
+//   Creation      — builds the heap in the pool and serves requests (creation/)
+//   Distribution  — may combine the requests of a warp into one and split the result (distribution/)
+//   OOM           — what a failed request returns or does (oom/)
+//   ReservePool   — where the pool comes from (reserve_pool/)
+//   Alignment     — aligns the pool and pads every request (alignment/)
+//
+// Allocator is the owning host object (RAII: the heap is set up in the constructor and torn down
+// in the destructor; movable, not copyable). handle() returns an AllocatorHandle: a small,
+// trivially copyable value that kernels take by value and call alloc()/dealloc() on, in the manner
+// of cuCollections' static_map / static_map_ref.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "detail/atomic.hpp"
+#include "detail/backend.hpp"
+#include "detail/platform.hpp"
+#include "detail/policy_checks.hpp"
+#include "detail/pool.hpp"
+#include "detail/traits.hpp"
+#include "error.hpp"
+
+namespace devalloc {
+
+/// Counters the device side keeps and the host reads (Allocator::stats()).
+struct allocator_stats {
+  /// alloc() calls with a non-zero size that returned nullptr (out of memory or too large).
+  unsigned long long failed_allocations = 0;
+  /// dealloc() calls with a pointer the allocator does not own (only policies that check ownership).
+  unsigned long long invalid_frees = 0;
+};
+
+namespace detail {
+template <class T>
+constexpr T max_of(T a, T b) { return a < b ? b : a; }
+}  // namespace detail
+
+/// Device-side view of an Allocator. Trivially copyable; pass it to kernels by value. Valid while
+/// the Allocator that made it is alive and not moved from.
+template <class Creation, class Distribution, class OOM, class ReservePool, class Alignment>
+class AllocatorHandle {
+ public:
+  /// Every pointer alloc() returns is a multiple of this many bytes.
+  static constexpr std::size_t alignment =
+    detail::max_of(Alignment::guaranteed_alignment, Creation::traits.natural_alignment);
+  static constexpr bool providesAvailableSlots = Creation::traits.provides_available_slots;
+
+  AllocatorHandle() = default;
+  AllocatorHandle(Creation creation, allocator_stats* stats) noexcept : creation_(creation), stats_(stats) {}
+
+  /// Device. Allocates `bytes` bytes for the calling worker.
+  /// Thread safety: any number of workers, any subset of a warp, may call concurrently.
+  /// Returns: a pointer aligned to `alignment`, not overlapping any other live allocation;
+  ///          nullptr for `bytes == 0` (not counted as a failure); on failure (out of memory, or
+  ///          more than the heap) whatever the OOM policy returns — nullptr for ReturnNull, which
+  ///          is counted in stats().failed_allocations. Trap stops the kernel instead.
+  /// Pipeline (thesis §3.2): pad -> collect -> create -> OOM check -> distribute.
+  DEVALLOC_DEVICE void* alloc(std::size_t bytes) const
+  {
+    if (bytes == 0) { return nullptr; }
+    const std::size_t padded = Alignment::apply_padding(bytes);
+    Distribution distribution{};
+    const std::size_t request = distribution.collect(padded);
+    void* block = request != 0 ? creation_.create(request) : nullptr;
+    if (creation_.is_oom(block, request)) { block = OOM::handle_oom(block, request); }
+    void* result = distribution.distribute(block);
+    if (result == nullptr) {
+      detail::device_atomic<unsigned long long>(stats_->failed_allocations).fetch_add(1, detail::memory_order_relaxed);
+    }
+    return result;
+  }
+
+  /// Device. Returns memory from alloc() to the heap.
+  /// nullptr: no-op. A pointer this allocator does not own: ignored and counted in
+  /// stats().invalid_frees where the creation policy checks ownership (Creation::traits), undefined
+  /// behaviour otherwise. Freeing the same pointer twice, or a pointer from inside a chunk, is
+  /// undefined behaviour. Thread safe like alloc().
+  DEVALLOC_DEVICE void dealloc(void* p) const
+  {
+    if (p == nullptr) { return; }
+    if constexpr (Creation::traits.checks_ownership) {
+      if (!creation_.owns(p)) {
+        detail::device_atomic<unsigned long long>(stats_->invalid_frees).fetch_add(1, detail::memory_order_relaxed);
+        return;
+      }
+    }
+    creation_.destroy(p);
+  }
+
+  /// Device. Number of chunks of `slot_bytes` (after padding) that can still be allocated. Only for
+  /// creation policies with traits.provides_available_slots. Not synchronized with concurrent
+  /// alloc/dealloc: exact only while the heap does not change.
+  DEVALLOC_DEVICE std::size_t getAvailableSlots(std::size_t slot_bytes) const
+  {
+    static_assert(providesAvailableSlots,
+                  "getAvailableSlots: this creation policy does not provide it (check "
+                  "Allocator::providesAvailableSlots before calling)");
+    if (slot_bytes == 0) { return 0; }
+    return creation_.available_slots(Alignment::apply_padding(slot_bytes));
+  }
+
+  /// Access to the creation policy's device state, for policy-specific calls.
+  DEVALLOC_HOST_DEVICE const Creation& creation() const noexcept { return creation_; }
+
+ private:
+  Creation creation_{};
+  allocator_stats* stats_ = nullptr;
+};
+
+/// The host class. See the file comment; every member function runs on the host.
+template <class Creation, class Distribution, class OOM, class ReservePool, class Alignment>
+class Allocator {
+  static_assert(detail::policy_constraints<Creation, Distribution, OOM, ReservePool, Alignment>::value);
+
+ public:
+  using creation_policy = Creation;
+  using distribution_policy = Distribution;
+  using oom_policy = OOM;
+  using reserve_pool_policy = ReservePool;
+  using alignment_policy = Alignment;
+  using handle_type = AllocatorHandle<Creation, Distribution, OOM, ReservePool, Alignment>;
+
+  static constexpr std::size_t alignment = handle_type::alignment;
+  static constexpr bool providesAvailableSlots = handle_type::providesAvailableSlots;
+  static constexpr creation_traits traits = Creation::traits;
+
+  static_assert(std::is_trivially_copyable_v<handle_type>,
+                "the creation policy must be trivially copyable: it is passed to kernels by value");
+
+  /// Builds a heap of `heap_bytes` bytes (thesis: initHeap). The pool comes from `reserve_pool`
+  /// (default-constructed unless the policy needs arguments, e.g. UserPool{pointer, bytes}).
+  /// Throws devalloc::error if heap_bytes is 0, exceeds the device's free memory, no device is
+  /// present (CUDA backend), or the pool is too small for the creation policy's structures.
+  explicit Allocator(std::size_t heap_bytes, ReservePool reserve_pool = {}) : reserve_pool_(std::move(reserve_pool))
+  {
+    if (heap_bytes == 0) { detail::throw_error("Allocator: the heap size must be greater than 0 bytes"); }
+    detail::backend::require_device();
+    if constexpr (ReservePool::takes_memory) {
+      const std::size_t free_bytes = detail::backend::free_memory();
+      if (heap_bytes > free_bytes) {
+        detail::throw_error("Allocator: a heap of " + std::to_string(heap_bytes) + " bytes is larger than the " +
+                            std::to_string(free_bytes) + " bytes of free " +
+                            (DEVALLOC_BACKEND_CUDA ? "device" : "host") + " memory");
+      }
+    }
+    stats_ = static_cast<allocator_stats*>(detail::backend::allocate(sizeof(allocator_stats)));
+    try {
+      reset_stats();
+      pool_ = reserve_pool_.reserve(heap_bytes);
+      try {
+        heap_bytes_ = heap_bytes;
+        creation_ = Creation::init_heap(Alignment::align_pool(pool_));
+      } catch (...) {
+        reserve_pool_.release(pool_);
+        throw;
+      }
+    } catch (...) {
+      detail::backend::deallocate(stats_);
+      throw;
+    }
+  }
+
+  /// Tears the heap down (thesis: finalizeHeap) and returns the pool. No kernel may still use it.
+  ~Allocator() { destroy(); }
+
+  Allocator(const Allocator&) = delete;
+  Allocator& operator=(const Allocator&) = delete;
+
+  Allocator(Allocator&& other) noexcept
+      : reserve_pool_(std::move(other.reserve_pool_)),
+        pool_(std::exchange(other.pool_, pool_span{})),
+        heap_bytes_(std::exchange(other.heap_bytes_, 0)),
+        creation_(std::exchange(other.creation_, Creation{})),
+        stats_(std::exchange(other.stats_, nullptr))
+  {
+  }
+
+  Allocator& operator=(Allocator&& other) noexcept
+  {
+    if (this != &other) {
+      destroy();
+      reserve_pool_ = std::move(other.reserve_pool_);
+      pool_ = std::exchange(other.pool_, pool_span{});
+      heap_bytes_ = std::exchange(other.heap_bytes_, 0);
+      creation_ = std::exchange(other.creation_, Creation{});
+      stats_ = std::exchange(other.stats_, nullptr);
+    }
+    return *this;
+  }
+
+  /// The device handle kernels use. Cheap; call it once and pass the value to kernels.
+  [[nodiscard]] handle_type handle() const
+  {
+    require_live();
+    return handle_type(creation_, stats_);
+  }
+
+  /// Host. Number of chunks of `slot_bytes` that can still be allocated (thesis getAvailableSlots,
+  /// host variant). Only if providesAvailableSlots; no kernel may change the heap meanwhile.
+  [[nodiscard]] std::size_t getAvailableSlots(std::size_t slot_bytes) const
+  {
+    static_assert(providesAvailableSlots,
+                  "getAvailableSlots: this creation policy does not provide it (check "
+                  "Allocator::providesAvailableSlots before calling)");
+    require_live();
+    if (slot_bytes == 0) { return 0; }
+    return creation_.available_slots_host(Alignment::apply_padding(slot_bytes));
+  }
+
+  /// Host. Frees every allocation at once: the heap returns to its state after construction and
+  /// every pointer handed out becomes invalid. No kernel may be running on it. Counters are kept.
+  void reset()
+  {
+    require_live();
+    detail::backend::synchronize();
+    creation_.finalize_heap();
+  }
+
+  /// Host. Reads the device counters (synchronizes with the device first).
+  [[nodiscard]] allocator_stats stats() const
+  {
+    require_live();
+    detail::backend::synchronize();
+    allocator_stats result;
+    detail::backend::copy_to_host(&result, stats_, sizeof(result));
+    return result;
+  }
+
+  void reset_stats()
+  {
+    if (stats_ == nullptr) { return; }
+    detail::backend::fill(stats_, 0, sizeof(allocator_stats));
+  }
+
+  /// Host. Throws devalloc::error if any dealloc() call passed a pointer this allocator does not
+  /// own (misuse the device could only count). Resets that counter.
+  void check_errors()
+  {
+    const allocator_stats s = stats();
+    if (s.invalid_frees != 0) {
+      allocator_stats cleared = s;
+      cleared.invalid_frees = 0;
+      detail::backend::copy_to_device(stats_, &cleared, sizeof(cleared));
+      detail::throw_error("dealloc() was called " + std::to_string(s.invalid_frees) +
+                          " time(s) with a pointer this allocator did not hand out (" + Creation::classname() + ")");
+    }
+  }
+
+  /// Bytes requested at construction.
+  [[nodiscard]] std::size_t heap_bytes() const noexcept { return heap_bytes_; }
+
+  /// Host. Names every policy with its parameters, separated by `separator` (thesis: info()).
+  [[nodiscard]] static std::string info(const std::string& separator = ", ")
+  {
+    return "Creation=" + Creation::classname() + separator + "Distribution=" + Distribution::classname() + separator +
+           "OOM=" + OOM::classname() + separator + "ReservePool=" + ReservePool::classname() + separator +
+           "Alignment=" + Alignment::classname();
+  }
+
+ private:
+  void require_live() const
+  {
+    if (stats_ == nullptr) { detail::throw_error("Allocator: used after it was moved from"); }
+  }
+
+  void destroy() noexcept
+  {
+    if (stats_ == nullptr) { return; }
+    try {
+      detail::backend::synchronize();
+      creation_.finalize_heap();
+    } catch (...) {
+      // A sticky CUDA error (e.g. after a Trap) leaves nothing to finalize; release regardless.
+    }
+    creation_.release();
+    reserve_pool_.release(pool_);
+    detail::backend::deallocate(stats_);
+    stats_ = nullptr;
+  }
+
+  ReservePool reserve_pool_{};
+  pool_span pool_{};
+  std::size_t heap_bytes_ = 0;
+  Creation creation_{};
+  allocator_stats* stats_ = nullptr;
+};
+
+}  // namespace devalloc

@@ -1,0 +1,115 @@
+// devalloc/creation/device_malloc.hpp
+//
+// CreationPolicy `DeviceMalloc`: the platform's own allocator as a baseline (Vinkler & Havran §4.2
+// "CudaMalloc"; mallocMC thesis §2.4.3). CUDA: the built-in device malloc()/free(), whose heap is
+// sized by reserve_pool::CudaSetLimits. CPU: std::malloc()/std::free() behind a byte limit of the
+// heap size, so that filling "the heap" ends in out-of-memory as it does on the GPU.
+//
+// Contract: pointers are 16-byte aligned; create() returns nullptr when the heap is exhausted;
+// destroy() of a pointer it did not return is undefined behaviour (as for free()): this policy does
+// not check ownership. getAvailableSlots() is not provided.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "../detail/atomic.hpp"
+#include "../detail/backend.hpp"
+#include "../detail/platform.hpp"
+#include "../detail/pool.hpp"
+#include "../detail/traits.hpp"
+
+#if DEVALLOC_BACKEND_CPU
+#include <cstdlib>
+#endif
+
+namespace devalloc::creation {
+
+class DeviceMalloc {
+ public:
+  struct config {};
+
+  static constexpr creation_traits traits{
+    /*reuses_freed_memory*/ true, /*exact_refill*/ true, /*checks_ownership*/ false,
+    /*provides_available_slots*/ false, /*natural_alignment*/ 16, /*needs_pool*/ false};
+
+  DeviceMalloc() = default;
+
+  /// Host. `pool.bytes` is the heap limit; `pool.data` is unused (CUDA owns its malloc heap).
+  static DeviceMalloc init_heap(pool_span pool)
+  {
+    DeviceMalloc heap;
+#if DEVALLOC_BACKEND_CPU
+    heap.limit_ = pool.bytes;
+    heap.used_ = static_cast<unsigned long long*>(detail::backend::allocate(sizeof(unsigned long long)));
+    heap.finalize_heap();
+#else
+    (void)pool;
+#endif
+    return heap;
+  }
+
+  /// Host. CUDA's heap cannot be reset from the host; chunks not freed stay allocated.
+  /// CPU: the byte count restarts at 0 (chunks not freed leak, as they would on the GPU).
+  void finalize_heap()
+  {
+#if DEVALLOC_BACKEND_CPU
+    *used_ = 0;
+#endif
+  }
+
+  /// Host. Releases the policy's own bookkeeping (CPU backend only).
+  void release() noexcept
+  {
+#if DEVALLOC_BACKEND_CPU
+    detail::backend::deallocate(used_);
+    used_ = nullptr;
+#endif
+  }
+
+  DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
+  {
+#if DEVALLOC_BACKEND_CUDA
+    return ::malloc(bytes);
+#else
+    detail::device_atomic<unsigned long long> used(*used_);
+    const unsigned long long before = used.fetch_add(bytes, detail::memory_order_relaxed);
+    if (bytes > limit_ || before + bytes > limit_) {
+      used.fetch_sub(bytes, detail::memory_order_relaxed);
+      return nullptr;
+    }
+    auto* block = static_cast<std::size_t*>(std::malloc(bytes + header_bytes));
+    if (block == nullptr) {
+      used.fetch_sub(bytes, detail::memory_order_relaxed);
+      return nullptr;
+    }
+    *block = bytes;
+    return reinterpret_cast<char*>(block) + header_bytes;
+#endif
+  }
+
+  DEVALLOC_DEVICE void destroy(void* p) const noexcept
+  {
+#if DEVALLOC_BACKEND_CUDA
+    ::free(p);
+#else
+    auto* block = reinterpret_cast<std::size_t*>(static_cast<char*>(p) - header_bytes);
+    detail::device_atomic<unsigned long long>(*used_).fetch_sub(*block, detail::memory_order_relaxed);
+    std::free(block);
+#endif
+  }
+
+  DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
+
+  static std::string classname() { return DEVALLOC_BACKEND_CUDA ? "DeviceMalloc(CUDA malloc)" : "DeviceMalloc(std::malloc)"; }
+
+ private:
+#if DEVALLOC_BACKEND_CPU
+  static constexpr std::size_t header_bytes = 16;  // keeps std::malloc's 16-byte alignment
+  unsigned long long* used_ = nullptr;
+  std::size_t limit_ = 0;
+#endif
+};
+
+}  // namespace devalloc::creation

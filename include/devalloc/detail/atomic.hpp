@@ -1,0 +1,38 @@
+// devalloc/detail/atomic.hpp
+//
+// One spelling of atomics for both backends: CCCL's cuda::atomic_ref, which compiles to GPU atomics
+// under nvcc and to std::atomic_ref-like host atomics under g++. Every call site names its scope
+// (always device: the heap is shared by all workers of the device) and its memory order.
+#pragma once
+
+#include <cuda/atomic>
+#include <cuda/std/atomic>
+
+#include "platform.hpp"
+
+namespace devalloc::detail {
+
+/// Device-scope atomic view of a heap word. `T` must be a 4- or 8-byte integer.
+template <class T>
+using device_atomic = cuda::atomic_ref<T, cuda::thread_scope_device>;
+
+using cuda::std::memory_order_acq_rel;
+using cuda::std::memory_order_acquire;
+using cuda::std::memory_order_relaxed;
+using cuda::std::memory_order_release;
+using cuda::std::memory_order_seq_cst;
+
+/// Shorthand: relaxed atomic load of a heap word.
+template <class T>
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE T atomic_load_relaxed(T& word) noexcept
+{
+  return device_atomic<T>(word).load(memory_order_relaxed);
+}
+
+/// Device-scope sequentially consistent fence (orders a worker's heap updates for all workers).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE void fence_device() noexcept
+{
+  cuda::atomic_thread_fence(memory_order_seq_cst, cuda::thread_scope_device);
+}
+
+}  // namespace devalloc::detail

@@ -1,0 +1,98 @@
+// devalloc/detail/policy_checks.hpp
+//
+// Compile-time checks of the five policies (mallocMC thesis §4.2 "PolicyConstraints"): first that
+// each policy has the members its kind requires, then the constraints between policies that are
+// not orthogonal. A policy author adds a constraint by specializing `policy_check` for a pair of
+// policy templates; its static_asserts fire when the Allocator is instantiated.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "pool.hpp"
+
+namespace devalloc {
+
+/// Constraint between two policies; the primary template accepts every pair. Specialize it to
+/// add a check (see distribution/xmalloc_simd.hpp for an example).
+template <class PolicyA, class PolicyB>
+struct policy_check {
+  static constexpr bool value = true;
+};
+
+namespace detail {
+
+template <class, class = void>
+struct has_creation_members : std::false_type {};
+template <class C>
+struct has_creation_members<
+  C, std::void_t<decltype(C::init_heap(std::declval<pool_span>())), decltype(std::declval<C&>().finalize_heap()),
+                 decltype(std::declval<C&>().release()), decltype(C::traits), decltype(C::classname())>>
+    : std::true_type {};
+
+template <class, class = void>
+struct has_distribution_members : std::false_type {};
+template <class D>
+struct has_distribution_members<D, std::void_t<decltype(D::classname()), typename D::config>> : std::true_type {};
+
+template <class, class = void>
+struct has_oom_members : std::false_type {};
+template <class O>
+struct has_oom_members<O, std::void_t<decltype(O::returns_null), decltype(O::classname())>> : std::true_type {};
+
+template <class, class = void>
+struct has_reserve_pool_members : std::false_type {};
+template <class R>
+struct has_reserve_pool_members<
+  R, std::void_t<decltype(std::declval<R&>().reserve(std::size_t{})), decltype(std::declval<R&>().release(pool_span{})),
+                 decltype(R::provides_pool), decltype(R::takes_memory), decltype(R::classname())>> : std::true_type {};
+
+template <class, class = void>
+struct has_alignment_members : std::false_type {};
+template <class A>
+struct has_alignment_members<
+  A, std::void_t<decltype(A::align_pool(pool_span{})), decltype(A::apply_padding(std::size_t{})),
+                 decltype(A::guaranteed_alignment), decltype(A::classname())>> : std::true_type {};
+
+/// Instantiated by Allocator; every static_assert message says what to change.
+template <class Creation, class Distribution, class OOM, class ReservePool, class Alignment>
+struct policy_constraints {
+  static_assert(has_creation_members<Creation>::value,
+                "devalloc::Allocator: the first policy must be a CreationPolicy (static init_heap(pool_span), "
+                "finalize_heap(), release(), create/destroy/is_oom on the device, static traits, classname()), "
+                "e.g. devalloc::creation::AtomicBump");
+  static_assert(has_distribution_members<Distribution>::value,
+                "devalloc::Allocator: the second policy must be a DistributionPolicy (collect/distribute, config, "
+                "classname()), e.g. devalloc::distribution::Noop");
+  static_assert(has_oom_members<OOM>::value,
+                "devalloc::Allocator: the third policy must be an OOMPolicy (handle_oom, returns_null, classname()), "
+                "e.g. devalloc::oom::ReturnNull");
+  static_assert(has_reserve_pool_members<ReservePool>::value,
+                "devalloc::Allocator: the fourth policy must be a ReservePoolPolicy (reserve, release, provides_pool, takes_memory, "
+                "classname()), e.g. devalloc::reserve_pool::CudaMalloc");
+  static_assert(has_alignment_members<Alignment>::value,
+                "devalloc::Allocator: the fifth policy must be an AlignmentPolicy (align_pool, apply_padding, "
+                "guaranteed_alignment, classname()), e.g. devalloc::alignment::Shrink<16>");
+
+  static_assert(!Creation::traits.needs_pool || ReservePool::provides_pool,
+                "devalloc::Allocator: this CreationPolicy builds its heap inside a pool; use a ReservePoolPolicy "
+                "that provides one (reserve_pool::CudaMalloc or reserve_pool::UserPool), not CudaSetLimits");
+  static_assert(Creation::traits.needs_pool || !ReservePool::provides_pool,
+                "devalloc::Allocator: creation::DeviceMalloc uses the platform's own heap; pair it with "
+                "reserve_pool::CudaSetLimits, which sizes that heap, instead of a pool-providing policy");
+  static_assert(Alignment::guaranteed_alignment <= 256,
+                "devalloc::Allocator: alignments above 256 bytes are not supported (pools are 256-byte aligned); "
+                "lower the AlignmentPolicy's N");
+
+  // Pairwise constraints a policy author may add by specializing devalloc::policy_check.
+  static_assert(policy_check<Creation, Distribution>::value, "see the static_assert in the policy_check specialization");
+  static_assert(policy_check<Creation, Alignment>::value, "see the static_assert in the policy_check specialization");
+  static_assert(policy_check<Distribution, Alignment>::value, "see the static_assert in the policy_check specialization");
+  static_assert(policy_check<Creation, ReservePool>::value, "see the static_assert in the policy_check specialization");
+
+  static constexpr bool value = true;
+};
+
+}  // namespace detail
+}  // namespace devalloc

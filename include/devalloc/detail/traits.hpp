@@ -1,0 +1,27 @@
+// devalloc/detail/traits.hpp
+//
+// What a creation policy promises. The host class reads these to choose code paths, and the
+// conformance suite reads them to choose its checks: a policy skips a check only where its traits
+// say it does not do that thing (mallocMC thesis §4.2, "traits structure").
+#pragma once
+
+#include <cstddef>
+
+namespace devalloc {
+
+struct creation_traits {
+  /// dealloc() of one pointer makes its memory available to later alloc() calls.
+  bool reuses_freed_memory = true;
+  /// Filling the heap, freeing every chunk and filling again yields the same number of chunks.
+  bool exact_refill = true;
+  /// dealloc() recognises pointers it never handed out and reports them instead of corrupting.
+  bool checks_ownership = true;
+  /// getAvailableSlots() is implemented (host and device).
+  bool provides_available_slots = true;
+  /// Alignment of every pointer create() returns, before any AlignmentPolicy padding.
+  std::size_t natural_alignment = 1;
+  /// The policy needs an addressable pool from the ReservePoolPolicy.
+  bool needs_pool = true;
+};
+
+}  // namespace devalloc

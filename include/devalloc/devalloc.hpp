@@ -1,0 +1,6 @@
+// devalloc/devalloc.hpp — everything: the host class, the launch helper, every policy and the presets.
+#pragma once
+
+#include "allocator.hpp"
+#include "launch.hpp"
+#include "presets.hpp"

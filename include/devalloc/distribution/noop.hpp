@@ -1,0 +1,27 @@
+// devalloc/distribution/noop.hpp
+//
+// DistributionPolicy `Noop` (mallocMC thesis §3.5, §4.3.4): every worker allocates its own chunk;
+// collect() and distribute() are the identity. No warp cooperation, so no blowup and the smallest
+// register footprint.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "../detail/platform.hpp"
+
+namespace devalloc::distribution {
+
+struct Noop {
+  struct config {};
+
+  /// Request size to pass to the creation policy for this worker.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::size_t collect(std::size_t bytes) noexcept { return bytes; }
+
+  /// This worker's pointer, given what the creation policy returned for its collected request.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void* distribute(void* block) noexcept { return block; }
+
+  static std::string classname() { return "Noop"; }
+};
+
+}  // namespace devalloc::distribution

@@ -1,0 +1,91 @@
+// devalloc/launch.hpp
+//
+// devalloc::launch(workers, f): runs `f(i)` for every worker index i in [0, workers) on the
+// current backend and returns when all have finished. Tests, examples and the benchmark use it so
+// that one worker function runs unchanged on the GPU and on the CPU.
+//
+//   CUDA: one kernel launch of ceil(workers / block_size) blocks of `block_size` threads; `f` must
+//         be a __device__ callable (a functor, or a lambda marked DEVALLOC_DEVICE, which needs
+//         nvcc's --extended-lambda). Threads past `workers` return at once, so the last warp may
+//         call `f` with only a subset of its lanes. Launch and execution errors are thrown as
+//         devalloc::cuda_error.
+//   CPU:  `threads` std::threads (default: 2 x hardware threads, at least 4, at most `workers`);
+//         thread t runs the indices t, t + threads, ... Each thread gets its own stable
+//         "multiprocessor id". The first exception a worker throws is rethrown here.
+#pragma once
+
+#include <cstddef>
+
+#include "detail/platform.hpp"
+#include "error.hpp"
+
+#if DEVALLOC_BACKEND_CPU
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "detail/warp.hpp"
+#endif
+
+namespace devalloc {
+
+struct launch_options {
+  /// CUDA: threads per block. CPU: ignored.
+  unsigned block_size = 256;
+  /// CPU: number of std::threads (0 = default). CUDA: ignored.
+  unsigned cpu_threads = 0;
+};
+
+#if DEVALLOC_BACKEND_CUDA
+namespace detail {
+template <class F>
+__global__ void launch_kernel(std::size_t workers, F f)
+{
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < workers) { f(i); }
+}
+}  // namespace detail
+#endif
+
+/// Runs f(i) for i in [0, workers) and waits for completion. Thread safety: one launch at a time
+/// per host thread; launches from several host threads share the device as CUDA streams do.
+template <class F>
+void launch(std::size_t workers, F f, launch_options options = {})
+{
+  if (workers == 0) { return; }
+#if DEVALLOC_BACKEND_CUDA
+  if (options.block_size == 0 || options.block_size > 1024) {
+    detail::throw_error("launch: block_size must be in 1..1024, got " + std::to_string(options.block_size));
+  }
+  const std::size_t blocks = (workers + options.block_size - 1) / options.block_size;
+  if (blocks > 0x7fffffffull) { detail::throw_error("launch: too many workers for one grid"); }
+  detail::launch_kernel<<<static_cast<unsigned>(blocks), options.block_size>>>(workers, f);
+  DEVALLOC_CUDA_TRY(cudaGetLastError());
+  DEVALLOC_CUDA_TRY(cudaDeviceSynchronize());
+#else
+  std::size_t threads = options.cpu_threads;
+  if (threads == 0) { threads = std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency()); }
+  threads = std::min(threads, workers);
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  std::vector<std::thread> pool;
+  pool.reserve(threads);
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      detail::cpu_sm_id = 1u + static_cast<std::uint32_t>(t % detail::cpu_sm_count);
+      try {
+        for (std::size_t i = t; i < workers; i += threads) { f(i); }
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!first_error) { first_error = std::current_exception(); }
+      }
+    });
+  }
+  for (auto& thread : pool) { thread.join(); }
+  if (first_error) { std::rethrow_exception(first_error); }
+#endif
+}
+
+}  // namespace devalloc

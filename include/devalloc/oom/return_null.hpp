@@ -1,0 +1,26 @@
+// devalloc/oom/return_null.hpp
+//
+// OOMPolicy `ReturnNull` (mallocMC thesis §3.7, §4.3.6): a request the creation policy could not
+// serve returns nullptr to the caller, like malloc. The allocator still counts the failure
+// (Allocator::stats().failed_allocations).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "../detail/platform.hpp"
+
+namespace devalloc::oom {
+
+struct ReturnNull {
+  struct config {};
+
+  /// The caller sees nullptr after a failed allocation.
+  static constexpr bool returns_null = true;
+
+  DEVALLOC_DEVICE static void* handle_oom(void* /*failed*/, std::size_t /*bytes*/) noexcept { return nullptr; }
+
+  static std::string classname() { return "ReturnNull"; }
+};
+
+}  // namespace devalloc::oom

@@ -1,0 +1,39 @@
+// devalloc/presets.hpp
+//
+// Ready-made allocator types for common configurations. Each is a plain alias of
+// devalloc::Allocator; copy one and change a policy to make your own.
+#pragma once
+
+#include "alignment/no_alignment.hpp"
+#include "alignment/shrink.hpp"
+#include "allocator.hpp"
+#include "creation/atomic_bump.hpp"
+#include "creation/device_malloc.hpp"
+#include "distribution/noop.hpp"
+#include "oom/return_null.hpp"
+#include "oom/trap.hpp"
+#include "reserve_pool/cuda_malloc.hpp"
+#include "reserve_pool/cuda_set_limits.hpp"
+#include "reserve_pool/user_pool.hpp"
+
+namespace devalloc::presets {
+
+/// The platform's allocator (CUDA device malloc / std::malloc) behind the devalloc interface:
+/// the baseline every benchmark compares against.
+using device_malloc = Allocator<creation::DeviceMalloc, distribution::Noop, oom::ReturnNull,
+                                reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+
+/// AtomicMalloc: one atomic add per request, 16-byte aligned, no reuse before reset().
+/// For build-once structures (tree nodes, per-step scratch) that are freed all at once.
+using bump = Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                       alignment::Shrink<16>>;
+
+/// AtomicBump in memory the caller owns (construct with reserve_pool::UserPool{pointer, bytes}).
+using bump_in_user_memory = Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull,
+                                      reserve_pool::UserPool, alignment::Shrink<16>>;
+
+/// AtomicBump that stops the kernel with a message instead of returning nullptr.
+using bump_or_trap = Allocator<creation::AtomicBump, distribution::Noop, oom::Trap, reserve_pool::CudaMalloc,
+                               alignment::Shrink<16>>;
+
+}  // namespace devalloc::presets

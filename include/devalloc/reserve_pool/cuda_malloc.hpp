@@ -1,0 +1,34 @@
+// devalloc/reserve_pool/cuda_malloc.hpp
+//
+// ReservePoolPolicy `CudaMalloc` (mallocMC thesis §3.3, §4.3.1 "SimpleCudaMalloc"): one pool of
+// exactly the heap size, taken with cudaMalloc when the allocator is built and released with
+// cudaFree when it is destroyed. On the CPU backend, the same policy takes a 256-byte aligned block
+// of host memory (its CPU equivalent).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "../detail/backend.hpp"
+#include "../detail/pool.hpp"
+
+namespace devalloc::reserve_pool {
+
+struct CudaMalloc {
+  struct config {};
+
+  /// The creation policy receives an addressable pool.
+  static constexpr bool provides_pool = true;
+  /// The heap's bytes are taken from the device's free memory (so the host checks they are there).
+  static constexpr bool takes_memory = true;
+
+  /// Host. Throws devalloc::error if the memory cannot be had (message names the free memory).
+  pool_span reserve(std::size_t bytes) { return {detail::backend::allocate(bytes), bytes}; }
+
+  /// Host. Never throws.
+  void release(pool_span pool) noexcept { detail::backend::deallocate(pool.data); }
+
+  static std::string classname() { return DEVALLOC_BACKEND_CUDA ? "CudaMalloc" : "CudaMalloc(host memory)"; }
+};
+
+}  // namespace devalloc::reserve_pool
