@@ -219,6 +219,9 @@ class Allocator {
   /// every pointer handed out becomes invalid. No kernel may be running on it. Counters are kept.
   void reset()
   {
+    static_assert(traits.resettable,
+                  "Allocator::reset: this creation policy cannot free everything at once (traits.resettable is "
+                  "false, e.g. DeviceMalloc, whose heap belongs to CUDA); dealloc() each pointer instead");
     require_live();
     detail::backend::synchronize();
     creation_.finalize_heap();

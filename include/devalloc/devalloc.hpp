@@ -2,5 +2,6 @@
 #pragma once
 
 #include "allocator.hpp"
+#include "buffer.hpp"
 #include "launch.hpp"
 #include "presets.hpp"

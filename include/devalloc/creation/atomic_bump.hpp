@@ -36,7 +36,8 @@ class AtomicBump {
 
   static constexpr creation_traits traits{
     /*reuses_freed_memory*/ false, /*exact_refill*/ true, /*checks_ownership*/ true,
-    /*provides_available_slots*/ true, /*natural_alignment*/ 1, /*needs_pool*/ true};
+    /*provides_available_slots*/ true, /*natural_alignment*/ 1, /*needs_pool*/ true,
+    /*resettable*/ true};
 
   AtomicBump() = default;
 

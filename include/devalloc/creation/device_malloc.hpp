@@ -32,7 +32,8 @@ class DeviceMalloc {
 
   static constexpr creation_traits traits{
     /*reuses_freed_memory*/ true, /*exact_refill*/ true, /*checks_ownership*/ false,
-    /*provides_available_slots*/ false, /*natural_alignment*/ 16, /*needs_pool*/ false};
+    /*provides_available_slots*/ false, /*natural_alignment*/ 16, /*needs_pool*/ false,
+    /*resettable*/ false};
 
   DeviceMalloc() = default;
 

@@ -22,6 +22,8 @@ struct creation_traits {
   std::size_t natural_alignment = 1;
   /// The policy needs an addressable pool from the ReservePoolPolicy.
   bool needs_pool = true;
+  /// finalize_heap() frees every allocation at once, so Allocator::reset() is available.
+  bool resettable = true;
 };
 
 }  // namespace devalloc

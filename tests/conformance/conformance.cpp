@@ -1,0 +1,239 @@
+// tests/conformance/conformance.cpp
+//
+// The conformance suite: one set of tests, instantiated over every allocator factory in
+// allocators.hpp, compiled once for the CPU backend (g++) and once, unchanged, for the CUDA
+// backend (nvcc, through conformance.cu). Checks are chosen by each allocator's traits; a test is
+// skipped only where the traits (and the policy's documentation) say the allocator does not do it.
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "allocators.hpp"
+#include "scenarios.hpp"
+
+namespace devalloc::testing {
+namespace {
+
+template <class Factory>
+class Conformance : public ::testing::Test {
+ protected:
+  using allocator_type = typename Factory::allocator;
+  static constexpr creation_traits traits = allocator_type::traits;
+
+  allocator_type make() { return Factory::make(scale::heap_bytes); }
+};
+
+TYPED_TEST_SUITE(Conformance, all_factories, factory_names);
+
+template <class Result>
+void expect_clean(const Result& r, const char* scenario)
+{
+  EXPECT_EQ(r.returned_null, 0u) << scenario << ": the heap had room for every request";
+  EXPECT_EQ(r.pattern_errors, 0u) << scenario << ": data written to one allocation was changed by another";
+  EXPECT_EQ(r.misaligned, 0u) << scenario << ": pointers not aligned to Allocator::alignment";
+  EXPECT_EQ(r.overlaps, 0u) << scenario << ": live allocations overlap";
+}
+
+TYPED_TEST(Conformance, ConcurrentAllocationsAreDisjointAlignedAndKeepTheirData)
+{
+  auto allocator = this->make();
+  const auto r = live_allocations(allocator, scale::workers, 4, 256, all_workers{});
+  EXPECT_EQ(r.requested, scale::workers * 4);
+  expect_clean(r, "all workers");
+  EXPECT_EQ(allocator.stats().failed_allocations, 0u);
+}
+
+TYPED_TEST(Conformance, SubsetsOfAWarpAndDivergentLoopsAllocateCorrectly)
+{
+  auto allocator = this->make();
+  expect_clean(live_allocations(allocator, scale::workers, 4, 200, every_other_lane{}), "every other lane");
+  expect_clean(live_allocations(allocator, scale::workers, 4, 200, one_lane_per_warp{}), "one lane per warp");
+  const auto loop = live_allocations(allocator, scale::workers, 11, 200, data_dependent_loop{});
+  EXPECT_GT(loop.requested, scale::workers * 4);
+  expect_clean(loop, "data-dependent loop");
+}
+
+TYPED_TEST(Conformance, AlignmentHoldsForEverySize)
+{
+  auto allocator = this->make();
+  // Sizes 1..1000 cover odd sizes, sizes just above and below powers of two, and multi-word sizes.
+  const auto r = live_allocations(allocator, scale::workers / 4, 2, 1000, all_workers{});
+  expect_clean(r, "sizes 1..1000");
+}
+
+TYPED_TEST(Conformance, ChurnInsideOneLaunchNeverCorruptsData)
+{
+  auto allocator = this->make();
+  unsigned long long nulls = 0;
+  const unsigned long long errors = churn(allocator, scale::workers, 8, 128, &nulls);
+  EXPECT_EQ(errors, 0u) << "a chunk freed and reallocated while still in use by its owner";
+  EXPECT_EQ(nulls, 0u);
+}
+
+TYPED_TEST(Conformance, ManyLaunchesReuseOneHeap)
+{
+  auto allocator = this->make();
+  // 40 launches that each allocate, verify and free: together they request several times the heap,
+  // so this passes only if memory comes back (by dealloc, or by reset() where dealloc cannot).
+  std::size_t requested = 0;
+  for (int launch_index = 0; launch_index < 40; ++launch_index) {
+    const auto r = live_allocations(allocator, scale::workers, 4, 1024, all_workers{});
+    expect_clean(r, "launch");
+    requested += r.requested;
+    if constexpr (!TestFixture::traits.reuses_freed_memory) { allocator.reset(); }
+    if (::testing::Test::HasFailure()) { FAIL() << "stopped at launch " << launch_index; }
+  }
+  EXPECT_GT(requested * 512, scale::heap_bytes) << "the test must request more than the heap in total";
+}
+
+TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount)
+{
+  constexpr std::size_t chunk = 64;
+  auto allocator = this->make();
+  using allocator_type = typename TestFixture::allocator_type;
+  heap_filler<allocator_type> filler(allocator, chunk, scale::fill_workers);
+
+  std::size_t slots_before = 0;
+  if constexpr (allocator_type::providesAvailableSlots) { slots_before = allocator.getAvailableSlots(chunk); }
+
+  const fill_result first = filler.fill();
+  EXPECT_EQ(first.workers_that_saw_null, scale::fill_workers) << "every worker must have run out of memory";
+  EXPECT_EQ(first.pattern_errors, 0u);
+  EXPECT_EQ(first.overlaps, 0u);
+  EXPECT_GE(first.chunks * chunk, scale::heap_bytes / 2) << "less than half of the heap was usable";
+  EXPECT_EQ(allocator.stats().failed_allocations, first.workers_that_saw_null)
+    << "each worker's final nullptr is one failed allocation";
+  if constexpr (allocator_type::providesAvailableSlots) {
+    EXPECT_GE(slots_before, first.chunks) << "more chunks were allocated than getAvailableSlots announced";
+    EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before - first.chunks)
+      << "each allocation must take exactly one slot";
+  }
+
+  filler.free_fill();
+  if constexpr (TestFixture::traits.reuses_freed_memory) {
+    if constexpr (allocator_type::providesAvailableSlots) {
+      EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before) << "memory was lost by freeing";
+    }
+    const fill_result again = filler.fill();
+    if constexpr (TestFixture::traits.exact_refill) {
+      EXPECT_EQ(again.chunks, first.chunks) << "memory was lost: the second fill got a different count";
+    } else {
+      EXPECT_GE(again.chunks, first.chunks * 9 / 10) << "more than 10% of the heap was lost by freeing";
+    }
+    EXPECT_EQ(again.pattern_errors, 0u);
+    EXPECT_EQ(again.overlaps, 0u);
+    filler.free_fill();
+  } else {
+    // Documented: this creation policy never reuses freed memory (e.g. AtomicBump).
+    const fill_result again = filler.fill();
+    EXPECT_EQ(again.chunks, 0u) << "a policy that does not reuse memory handed out freed memory";
+    filler.free_fill();
+  }
+
+  if constexpr (TestFixture::traits.resettable) {
+    filler.fill();
+    allocator.reset();
+    filler.forget();
+    if constexpr (allocator_type::providesAvailableSlots) {
+      EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before) << "reset() did not return every slot";
+    }
+    const fill_result after_reset = filler.fill();
+    EXPECT_EQ(after_reset.chunks, first.chunks) << "reset() did not return the whole heap";
+    EXPECT_EQ(after_reset.pattern_errors, 0u);
+    filler.free_fill();
+  }
+}
+
+TYPED_TEST(Conformance, SizeZeroReturnsNullAndIsNotAFailure)
+{
+  auto allocator = this->make();
+  EXPECT_EQ(single_alloc(allocator, 0), 0u);
+  EXPECT_EQ(allocator.stats().failed_allocations, 0u);
+}
+
+TYPED_TEST(Conformance, RequestsLargerThanTheHeapFailCleanly)
+{
+  auto allocator = this->make();
+  EXPECT_EQ(single_alloc(allocator, scale::heap_bytes + 1), 0u);
+  EXPECT_EQ(single_alloc(allocator, std::numeric_limits<std::size_t>::max()), 0u);
+  EXPECT_EQ(single_alloc(allocator, std::numeric_limits<std::size_t>::max() / 2 + 3), 0u);
+  EXPECT_EQ(allocator.stats().failed_allocations, 3u);
+  // The heap is still fully usable afterwards.
+  const std::uintptr_t p = single_alloc(allocator, 100);
+  EXPECT_NE(p, 0u);
+  single_dealloc(allocator, p);
+}
+
+TYPED_TEST(Conformance, DeallocOfNullptrIsANoOp)
+{
+  auto allocator = this->make();
+  single_dealloc(allocator, 0);
+  EXPECT_EQ(allocator.stats().invalid_frees, 0u);
+  EXPECT_NO_THROW(allocator.check_errors());
+}
+
+TYPED_TEST(Conformance, ForeignPointersAreReportedOnTheHost)
+{
+  if constexpr (!TestFixture::traits.checks_ownership) {
+    GTEST_SKIP() << "documented: this creation policy does not check ownership (dealloc of a foreign pointer is "
+                    "undefined behaviour, as for free())";
+  } else {
+    auto allocator = this->make();
+    buffer<std::uint64_t> elsewhere(16);
+    single_dealloc(allocator, reinterpret_cast<std::uintptr_t>(elsewhere.data() + 3));
+    EXPECT_EQ(allocator.stats().invalid_frees, 1u);
+    EXPECT_THROW(allocator.check_errors(), devalloc::error);
+    EXPECT_NO_THROW(allocator.check_errors()) << "check_errors() reports each misuse once";
+    const auto r = live_allocations(allocator, scale::workers, 2, 128, all_workers{});
+    expect_clean(r, "after a foreign free");
+  }
+}
+
+TYPED_TEST(Conformance, AvailableSlotsAgreeOnHostAndDevice)
+{
+  using allocator_type = typename TestFixture::allocator_type;
+  if constexpr (!allocator_type::providesAvailableSlots) {
+    GTEST_SKIP() << "documented: this creation policy does not provide getAvailableSlots";
+  } else {
+    auto allocator = this->make();
+    const std::size_t sizes[] = {1, 16, 64, 256, 4096, 100000};
+    for (std::size_t s : sizes) { EXPECT_EQ(allocator.getAvailableSlots(s), device_available_slots(allocator, s)) << s; }
+    std::uintptr_t held[3] = {single_alloc(allocator, 48), single_alloc(allocator, 300), single_alloc(allocator, 5000)};
+    for (std::size_t s : sizes) {
+      EXPECT_EQ(allocator.getAvailableSlots(s), device_available_slots(allocator, s)) << s;
+      EXPECT_GT(allocator.getAvailableSlots(s), 0u) << s;
+    }
+    EXPECT_EQ(allocator.getAvailableSlots(0), 0u);
+    EXPECT_EQ(allocator.getAvailableSlots(scale::heap_bytes + 1), 0u);
+    for (std::uintptr_t p : held) { single_dealloc(allocator, p); }
+  }
+}
+
+TYPED_TEST(Conformance, InfoNamesEveryPolicy)
+{
+  using A = typename TestFixture::allocator_type;
+  const std::string info = A::info("\n");
+  for (const std::string& name : {A::creation_policy::classname(), A::distribution_policy::classname(),
+                                  A::oom_policy::classname(), A::reserve_pool_policy::classname(),
+                                  A::alignment_policy::classname()}) {
+    EXPECT_NE(info.find(name), std::string::npos) << name << " missing from " << info;
+  }
+}
+
+TYPED_TEST(Conformance, MovingTransfersTheHeap)
+{
+  auto first = this->make();
+  const std::uintptr_t p = single_alloc(first, 64);
+  ASSERT_NE(p, 0u);
+  auto second = std::move(first);
+  EXPECT_THROW((void)first.handle(), devalloc::error);  // NOLINT(bugprone-use-after-move): tested on purpose
+  single_dealloc(second, p);
+  EXPECT_NE(single_alloc(second, 64), 0u);
+  static_assert(std::is_trivially_copyable_v<typename TestFixture::allocator_type::handle_type>);
+  static_assert(!std::is_copy_constructible_v<typename TestFixture::allocator_type>);
+}
+
+}  // namespace
+}  // namespace devalloc::testing

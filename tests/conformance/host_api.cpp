@@ -1,0 +1,149 @@
+// tests/conformance/host_api.cpp
+//
+// Host-side contract of the framework, independent of the allocator: misuse ends in a
+// devalloc::error with a clear message; policy arithmetic; the launch helper; the Trap OOM policy.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <devalloc/devalloc.hpp>
+
+#include "scenarios.hpp"
+
+namespace devalloc::testing {
+namespace {
+
+template <class F>
+std::string error_message(F&& f)
+{
+  try {
+    f();
+  } catch (const devalloc::error& e) {
+    return e.what();
+  }
+  return "(no devalloc::error thrown)";
+}
+
+TEST(HostApi, HeapSizeZeroIsRejected)
+{
+  EXPECT_NE(error_message([] { presets::bump a(0); }).find("greater than 0"), std::string::npos);
+}
+
+TEST(HostApi, HeapLargerThanFreeMemoryIsRejected)
+{
+  const std::string message = error_message([] { presets::bump a(std::size_t{1} << 60); });
+  EXPECT_NE(message.find("larger than"), std::string::npos) << message;
+}
+
+TEST(HostApi, HeapTooSmallForTheCreationPolicyIsRejected)
+{
+  const std::string message = error_message([] { presets::bump a(64); });
+  EXPECT_NE(message.find("AtomicBump"), std::string::npos) << message;
+}
+
+TEST(HostApi, UserPoolMustBeGivenEnoughMemory)
+{
+  EXPECT_NE(error_message([] { presets::bump_in_user_memory a(1 << 20); }).find("no memory was given"), std::string::npos);
+  buffer<char> memory(4096);
+  const std::string message =
+    error_message([&] { presets::bump_in_user_memory a(1 << 20, reserve_pool::UserPool{memory.data(), memory.size()}); });
+  EXPECT_NE(message.find("4096"), std::string::npos) << message;
+}
+
+TEST(HostApi, UserPoolAllocatesInsideTheCallersMemory)
+{
+  buffer<char> memory(1 << 20);
+  presets::bump_in_user_memory a(memory.size(), reserve_pool::UserPool{memory.data(), memory.size()});
+  const std::uintptr_t p = single_alloc(a, 1000);
+  const auto base = reinterpret_cast<std::uintptr_t>(memory.data());
+  EXPECT_GE(p, base);
+  EXPECT_LE(p + 1000, base + memory.size());
+}
+
+TEST(HostApi, ShrinkPadsAndAlignsThePool)
+{
+  using S = alignment::Shrink<16>;
+  EXPECT_EQ(S::apply_padding(1), 16u);
+  EXPECT_EQ(S::apply_padding(16), 16u);
+  EXPECT_EQ(S::apply_padding(17), 32u);
+  EXPECT_GE(S::apply_padding(std::numeric_limits<std::size_t>::max()), std::numeric_limits<std::size_t>::max() - 15)
+    << "padding must saturate, not wrap to a small size";
+  alignas(64) static char storage[256];
+  const pool_span aligned = S::align_pool({storage + 3, 200});
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(aligned.data) % 16, 0u);
+  EXPECT_EQ(static_cast<char*>(aligned.data) + aligned.bytes, storage + 203);
+  EXPECT_EQ(S::align_pool({storage + 3, 5}).bytes, 0u);
+  EXPECT_EQ(alignment::NoAlignment::apply_padding(13), 13u);
+}
+
+TEST(HostApi, InfoListsPoliciesWithParameters)
+{
+  const std::string info = presets::bump::info();
+  EXPECT_EQ(info, "Creation=AtomicBump, Distribution=Noop, OOM=ReturnNull, ReservePool=" +
+                    reserve_pool::CudaMalloc::classname() + ", Alignment=Shrink<16>");
+}
+
+TEST(HostApi, AvailableSlotsOfAnEmptyBumpHeapAreExact)
+{
+  presets::bump a(1 << 20);
+  EXPECT_EQ(a.getAvailableSlots(16), ((1u << 20) - creation::AtomicBump::config::header_bytes) / 16);
+  EXPECT_EQ(a.getAvailableSlots(17), ((1u << 20) - creation::AtomicBump::config::header_bytes) / 32);
+}
+
+// Launches live in free functions: nvcc rejects __device__ lambdas inside TEST bodies.
+std::vector<unsigned long long> hits_per_worker(std::size_t workers, launch_options options = {})
+{
+  buffer<unsigned long long> hits(workers);
+  unsigned long long* h = hits.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { count(h[i]); }, options);
+  return hits.to_host();
+}
+
+TEST(HostApi, LaunchRunsEveryWorkerExactlyOnce)
+{
+  for (std::size_t workers : {1, 31, 1000, 4097}) {
+    for (unsigned long long v : hits_per_worker(workers)) { ASSERT_EQ(v, 1u) << workers; }
+  }
+  EXPECT_TRUE(hits_per_worker(0).empty());
+}
+
+#if DEVALLOC_BACKEND_CPU
+TEST(HostApi, LaunchRethrowsAWorkersException)
+{
+  EXPECT_THROW(launch(8, [](std::size_t i) {
+                 if (i == 5) { throw std::runtime_error("worker 5"); }
+               }),
+               std::runtime_error);
+}
+#else
+TEST(HostApi, LaunchRejectsBadBlockSizes)
+{
+  launch_options options;
+  options.block_size = 2048;
+  EXPECT_THROW(hits_per_worker(8, options), devalloc::error);
+}
+#endif
+
+/// Runs in a death-test child: allocates more than the heap through the Trap OOM policy.
+void exhaust_trap_allocator()
+{
+  presets::bump_or_trap a(1 << 16);
+  try {
+    (void)single_alloc(a, 1 << 20);
+  } catch (const devalloc::error& e) {  // CUDA: the trapped kernel surfaces as a launch failure
+    std::fprintf(stderr, "devalloc: out of memory (kernel stopped by Trap): %s\n", e.what());
+  }
+  std::abort();
+}
+
+TEST(HostApiDeathTest, TrapStopsTheProgramWithAMessage)
+{
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(exhaust_trap_allocator(), "out of memory");
+}
+
+}  // namespace
+}  // namespace devalloc::testing

@@ -1,0 +1,324 @@
+// tests/conformance/scenarios.hpp
+//
+// The worker-side scenarios of the conformance suite, as free function templates over the
+// allocator type. (nvcc cannot define __device__ lambdas inside a gtest TEST body, which is a
+// private member function, so every launch lives here.) Each scenario returns what it observed;
+// the tests in conformance.cpp assert on it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <devalloc/detail/atomic.hpp>
+#include <devalloc/detail/warp.hpp>
+#include <devalloc/devalloc.hpp>
+
+namespace devalloc::testing {
+
+/// Sizes that keep the suite quick on either backend while still filling whole heaps.
+struct scale {
+#if DEVALLOC_BACKEND_CUDA
+  static constexpr std::size_t heap_bytes = 64u << 20;
+  static constexpr std::size_t workers = 8192;
+  static constexpr std::size_t fill_workers = 4096;
+#else
+  static constexpr std::size_t heap_bytes = 8u << 20;
+  static constexpr std::size_t workers = 256;
+  static constexpr std::size_t fill_workers = 64;
+#endif
+};
+
+// ---------------------------------------------------------------------------------------------
+// Patterns: every byte of an allocation is written with a value derived from (owner, index), and
+// read back later. Two live allocations that overlap make one of the owners read a foreign value.
+
+DEVALLOC_HOST_DEVICE inline std::uint32_t pattern_seed(std::size_t owner, std::size_t index)
+{
+  std::uint64_t x = (static_cast<std::uint64_t>(owner) << 24) ^ static_cast<std::uint64_t>(index) ^ 0x9E3779B97F4A7C15ull;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  return static_cast<std::uint32_t>(x) | 1u;
+}
+
+/// Writes the pattern of `seed` into [p, p + bytes): words where p and bytes allow, bytes otherwise.
+DEVALLOC_DEVICE inline void write_pattern(void* p, std::size_t bytes, std::uint32_t seed)
+{
+  if (((reinterpret_cast<std::uintptr_t>(p) | bytes) & 3u) == 0) {
+    auto* w = static_cast<std::uint32_t*>(p);
+    for (std::size_t i = 0; i < bytes / 4; ++i) { w[i] = seed * 2654435761u + static_cast<std::uint32_t>(i); }
+  } else {
+    auto* b = static_cast<unsigned char*>(p);
+    for (std::size_t i = 0; i < bytes; ++i) { b[i] = static_cast<unsigned char>(seed + 131u * i); }
+  }
+}
+
+/// Number of words (or bytes) in [p, p + bytes) that no longer hold the pattern of `seed`.
+DEVALLOC_DEVICE inline unsigned pattern_errors(const void* p, std::size_t bytes, std::uint32_t seed)
+{
+  unsigned errors = 0;
+  if (((reinterpret_cast<std::uintptr_t>(p) | bytes) & 3u) == 0) {
+    const auto* w = static_cast<const std::uint32_t*>(p);
+    for (std::size_t i = 0; i < bytes / 4; ++i) { errors += w[i] != seed * 2654435761u + static_cast<std::uint32_t>(i); }
+  } else {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < bytes; ++i) { errors += b[i] != static_cast<unsigned char>(seed + 131u * i); }
+  }
+  return errors;
+}
+
+DEVALLOC_DEVICE inline void count(unsigned long long& counter, unsigned long long n = 1)
+{
+  detail::device_atomic<unsigned long long>(counter).fetch_add(n, detail::memory_order_relaxed);
+}
+
+/// Request size of allocation `k` of worker `i` in the mixed-size scenarios: 1..max_bytes.
+DEVALLOC_HOST_DEVICE inline std::size_t mixed_size(std::size_t i, std::size_t k, std::size_t max_bytes)
+{
+  return 1 + pattern_seed(i, k + 7) % max_bytes;
+}
+
+/// Host check: sorts (pointer, size) ranges and returns the number of neighbours that overlap.
+inline std::size_t count_overlaps(std::vector<std::pair<std::uintptr_t, std::size_t>> ranges)
+{
+  std::sort(ranges.begin(), ranges.end());
+  std::size_t overlaps = 0;
+  for (std::size_t k = 1; k < ranges.size(); ++k) {
+    overlaps += ranges[k - 1].first + ranges[k - 1].second > ranges[k].first;
+  }
+  return overlaps;
+}
+
+// Which workers call alloc() (the `caller` argument of live_allocations).
+
+struct all_workers {
+  DEVALLOC_HOST_DEVICE bool operator()(std::size_t, std::size_t) const { return true; }
+};
+struct every_other_lane {
+  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i, std::size_t) const { return i % 2 == 0; }
+};
+struct one_lane_per_warp {
+  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i, std::size_t) const { return i % 32 == 5; }
+};
+/// Worker i makes (i * 7) % 11 allocations: lanes leave the allocation loop at different times.
+struct data_dependent_loop {
+  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i, std::size_t k) const { return k < (i * 7) % 11; }
+};
+
+// ---------------------------------------------------------------------------------------------
+
+struct live_allocations_result {
+  std::size_t requested = 0;       // alloc() calls made
+  std::size_t returned_null = 0;   // of those, nullptr
+  unsigned long long pattern_errors = 0;
+  unsigned long long misaligned = 0;
+  std::size_t overlaps = 0;        // between live allocations, from the host-side range check
+};
+
+/// `workers` workers each allocate `per_worker` chunks of mixed sizes 1..max_bytes and write them;
+/// a second launch verifies every byte; the host checks that no two ranges overlap; a third launch
+/// frees everything. `caller(i, k)` decides whether worker i makes its k-th allocation, so that
+/// only a subset of each warp calls, or lanes leave a data-dependent loop at different times.
+template <class Allocator, class Caller>
+live_allocations_result live_allocations(Allocator& allocator, std::size_t workers, std::size_t per_worker,
+                                         std::size_t max_bytes, Caller caller)
+{
+  auto handle = allocator.handle();
+  buffer<void*> pointers(workers * per_worker);
+  buffer<unsigned long long> counters(2);  // [0] pattern errors, [1] misaligned pointers
+  void** table = pointers.data();
+  unsigned long long* c = counters.data();
+  constexpr std::size_t alignment = Allocator::alignment;
+
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
+    for (std::size_t k = 0; k < per_worker; ++k) {
+      if (!caller(i, k)) { continue; }
+      const std::size_t bytes = mixed_size(i, k, max_bytes);
+      void* p = handle.alloc(bytes);
+      table[i * per_worker + k] = p;
+      if (p == nullptr) { continue; }
+      if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0) { count(c[1]); }
+      write_pattern(p, bytes, pattern_seed(i, k));
+    }
+  });
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
+    for (std::size_t k = 0; k < per_worker; ++k) {
+      const void* p = table[i * per_worker + k];
+      if (p != nullptr) { count(c[0], pattern_errors(p, mixed_size(i, k, max_bytes), pattern_seed(i, k))); }
+    }
+  });
+
+  live_allocations_result result;
+  const std::vector<void*> host = pointers.to_host();
+  std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
+  for (std::size_t i = 0; i < workers; ++i) {
+    for (std::size_t k = 0; k < per_worker; ++k) {
+      if (!caller(i, k)) { continue; }
+      ++result.requested;
+      void* p = host[i * per_worker + k];
+      if (p == nullptr) {
+        ++result.returned_null;
+      } else {
+        ranges.emplace_back(reinterpret_cast<std::uintptr_t>(p), mixed_size(i, k, max_bytes));
+      }
+    }
+  }
+  result.overlaps = count_overlaps(std::move(ranges));
+  result.pattern_errors = counters.get(0);
+  result.misaligned = counters.get(1);
+
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
+    for (std::size_t k = 0; k < per_worker; ++k) { handle.dealloc(table[i * per_worker + k]); }
+  });
+  return result;
+}
+
+/// Alloc, write, verify and free inside one launch, `rounds` times per worker: the chunk is freed
+/// while other workers allocate, so reuse races show up as pattern errors.
+template <class Allocator>
+unsigned long long churn(Allocator& allocator, std::size_t workers, std::size_t rounds, std::size_t max_bytes,
+                         unsigned long long* nulls_out)
+{
+  auto handle = allocator.handle();
+  buffer<unsigned long long> counters(2);
+  unsigned long long* c = counters.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
+    for (std::size_t r = 0; r < rounds; ++r) {
+      void* keep[4];
+      for (std::size_t k = 0; k < 4; ++k) {
+        const std::size_t bytes = mixed_size(i, r * 4 + k, max_bytes);
+        keep[k] = handle.alloc(bytes);
+        if (keep[k] == nullptr) {
+          count(c[1]);
+        } else {
+          write_pattern(keep[k], bytes, pattern_seed(i, r * 4 + k));
+        }
+      }
+      for (std::size_t k = 0; k < 4; ++k) {
+        if (keep[k] == nullptr) { continue; }
+        count(c[0], pattern_errors(keep[k], mixed_size(i, r * 4 + k, max_bytes), pattern_seed(i, r * 4 + k)));
+        handle.dealloc(keep[k]);
+      }
+    }
+  });
+  *nulls_out = counters.get(1);
+  return counters.get(0);
+}
+
+struct fill_result {
+  std::size_t chunks = 0;                 // successful allocations until every worker saw nullptr
+  std::size_t workers_that_saw_null = 0;  // workers whose loop ended on nullptr (not on a full table)
+  unsigned long long pattern_errors = 0;
+  std::size_t overlaps = 0;
+};
+
+/// Fills the heap with chunks of `bytes` until out of memory: every worker allocates until its
+/// first nullptr and files each chunk in one shared table (no chunk can be smaller than `bytes`,
+/// so heap / bytes entries always suffice). Keeps everything allocated; free_fill() releases it.
+template <class Allocator>
+class heap_filler {
+ public:
+  heap_filler(Allocator& allocator, std::size_t bytes, std::size_t workers)
+      : handle_(allocator.handle()),
+        bytes_(bytes),
+        workers_(workers),
+        capacity_(allocator.heap_bytes() / bytes + 1),
+        table_(capacity_),
+        counters_(3)
+  {
+  }
+
+  fill_result fill()
+  {
+    counters_.zero();
+    auto handle = handle_;
+    void** table = table_.data();
+    unsigned long long* c = counters_.data();  // [0] chunks, [1] workers that saw nullptr, [2] errors
+    const std::size_t bytes = bytes_, capacity = capacity_;
+    launch(workers_, [=] DEVALLOC_DEVICE(std::size_t) {
+      for (;;) {
+        void* p = handle.alloc(bytes);
+        if (p == nullptr) {
+          count(c[1]);
+          return;
+        }
+        const unsigned long long index =
+          detail::device_atomic<unsigned long long>(c[0]).fetch_add(1, detail::memory_order_relaxed);
+        if (index >= capacity) {  // more chunks than fit in the heap: overlapping allocations
+          count(c[2]);
+          return;
+        }
+        table[index] = p;
+        write_pattern(p, bytes, pattern_seed(index, 0));
+      }
+    });
+    chunks_ = std::min<std::size_t>(counters_.get(0), capacity_);
+    launch(chunks_, [=] DEVALLOC_DEVICE(std::size_t index) {
+      count(c[2], pattern_errors(table[index], bytes, pattern_seed(index, 0)));
+    });
+
+    fill_result result;
+    result.chunks = counters_.get(0);
+    result.workers_that_saw_null = counters_.get(1);
+    result.pattern_errors = counters_.get(2);
+    std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
+    const std::vector<void*> host = table_.to_host();
+    for (std::size_t k = 0; k < chunks_; ++k) { ranges.emplace_back(reinterpret_cast<std::uintptr_t>(host[k]), bytes_); }
+    result.overlaps = count_overlaps(std::move(ranges));
+    return result;
+  }
+
+  /// Frees every chunk of the last fill() with dealloc() (from other workers than allocated them).
+  void free_fill()
+  {
+    auto handle = handle_;
+    void** table = table_.data();
+    launch(chunks_, [=] DEVALLOC_DEVICE(std::size_t index) { handle.dealloc(table[index]); });
+    chunks_ = 0;
+  }
+
+  /// Forgets the last fill() without freeing (after Allocator::reset()).
+  void forget() { chunks_ = 0; }
+
+ private:
+  typename Allocator::handle_type handle_;
+  std::size_t bytes_, workers_, capacity_;
+  std::size_t chunks_ = 0;
+  buffer<void*> table_;
+  buffer<unsigned long long> counters_;
+};
+
+/// One worker calls alloc(bytes) and returns the pointer (nullptr or not) as an integer.
+template <class Allocator>
+std::uintptr_t single_alloc(Allocator& allocator, std::size_t bytes)
+{
+  auto handle = allocator.handle();
+  buffer<std::uintptr_t> out(1);
+  std::uintptr_t* o = out.data();
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { o[0] = reinterpret_cast<std::uintptr_t>(handle.alloc(bytes)); });
+  return out.get(0);
+}
+
+/// One worker calls dealloc(p).
+template <class Allocator>
+void single_dealloc(Allocator& allocator, std::uintptr_t p)
+{
+  auto handle = allocator.handle();
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { handle.dealloc(reinterpret_cast<void*>(p)); });
+}
+
+/// getAvailableSlots(bytes) computed by one worker on the device.
+template <class Allocator>
+std::size_t device_available_slots(Allocator& allocator, std::size_t bytes)
+{
+  auto handle = allocator.handle();
+  buffer<std::size_t> out(1);
+  std::size_t* o = out.data();
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { o[0] = handle.getAvailableSlots(bytes); });
+  return out.get(0);
+}
+
+}  // namespace devalloc::testing
