@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# scripts/gpu-run.sh — the one command for a GPU machine: builds every CUDA target for sm_90,
+# runs the whole test suite on the GPU (CTest label "gpu"), optionally compute-sanitizer on a
+# representative kernel set, and the benchmark; writes every log to $OUT (default ./out).
+#
+#   DEVALLOC_COMMIT=<hash> bash scripts/gpu-run.sh [--sanitize] [--bench "<devalloc-bench args>"]
+#
+# GoogleTest: taken from the system, else from ./.gtest (a copy of /usr/src/googletest carried to
+# machines without it), else from /usr/src/googletest.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+sanitize=0
+bench_args="--quick"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sanitize) sanitize=1 ;;
+    --bench) bench_args="$2"; shift ;;
+    --no-bench) bench_args="" ;;
+    *) echo "usage: $0 [--sanitize] [--bench \"ARGS\"] [--no-bench]" >&2; exit 2 ;;
+  esac
+  shift
+done
+gtest_dir=/usr/src/googletest
+[ -f .gtest/CMakeLists.txt ] && gtest_dir=$PWD/.gtest
+log="$OUT/gpu-run.log"
+status=0
+
+{
+  echo "# devalloc GPU run"
+  echo "commit: ${DEVALLOC_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
+  echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | sed 's/^/gpu:    /'
+  nvcc --version | tail -1 | sed 's/^/nvcc:   /'
+} | tee "$log"
+
+step() { echo; echo "## $*" | tee -a "$log"; }
+
+step "configure + build (sm_90)"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDEVALLOC_GPU_TESTS=ON -DDEVALLOC_GTEST_SOURCE_DIR="$gtest_dir" \
+  -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log" | tee -a "$log"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -40 | tee -a "$log"; exit 1; }
+echo "built" | tee -a "$log"
+
+step "tests on the GPU (ctest -L gpu)"
+ctest --test-dir build-gpu -L gpu --output-on-failure --timeout 300 >"$OUT/ctest-gpu.log" 2>&1 || status=1
+grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped|Total Test time" "$OUT/ctest-gpu.log" | tee -a "$log"
+for t in build-gpu/tests/*_cuda build-gpu/tests/*/*_cuda; do
+  [ -x "$t" ] || continue
+  echo "$(basename "$t"): $("$t" --gtest_list_tests | grep -c '^  ') tests" | tee -a "$log"
+done
+
+if [ "$sanitize" = 1 ]; then
+  step "compute-sanitizer"
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 9 build-gpu/tests/devalloc_conformance_cuda \
+      --gtest_filter="${DEVALLOC_SANITIZE_FILTER:-*ConcurrentAllocations*:*Churn*}" >"$OUT/sanitizer-$tool.log" 2>&1
+    rc=$?
+    echo "$tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | sort | uniq -c | tr -s ' ')" | tee -a "$log"
+    [ $rc = 0 ] || status=1
+  done
+fi
+
+if [ -n "$bench_args" ] && [ -x bench/devalloc-bench ]; then
+  step "benchmark: devalloc-bench $bench_args"
+  # shellcheck disable=SC2086
+  DEVALLOC_BENCH_BUILD=build-gpu bench/devalloc-bench $bench_args --out "$OUT/bench" 2>&1 | tee "$OUT/bench.log" | tail -80 >>"$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+
+step "result: $([ $status = 0 ] && echo PASS || echo FAIL)"
+exit $status
