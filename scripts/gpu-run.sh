@@ -39,7 +39,7 @@ step() { echo; echo "## $*" | tee -a "$log"; }
 
 step "configure + build (sm_90)"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDEVALLOC_GPU_TESTS=ON -DDEVALLOC_GTEST_SOURCE_DIR="$gtest_dir" \
-  -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log" | tee -a "$log"; exit 1; }
+  -DCMAKE_CUDA_ARCHITECTURES=90 ${DEVALLOC_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log" | tee -a "$log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -40 | tee -a "$log"; exit 1; }
 echo "built" | tee -a "$log"
 
