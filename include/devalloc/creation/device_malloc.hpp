@@ -5,7 +5,9 @@
 // sized by reserve_pool::CudaSetLimits. CPU: std::malloc()/std::free() behind a byte limit of the
 // heap size, so that filling "the heap" ends in out-of-memory as it does on the GPU.
 //
-// Contract: pointers are 16-byte aligned; create() returns nullptr when the heap is exhausted;
+// Contract: pointers are 16-byte aligned; create() returns nullptr when the heap is exhausted and,
+// without asking CUDA, for any request larger than the heap (CUDA 13's device malloc was seen to
+// return a non-null pointer for malloc(SIZE_MAX) on an H100: results/gpu/ run of 2026-11-22);
 // destroy() of a pointer it did not return is undefined behaviour (as for free()): this policy does
 // not check ownership. getAvailableSlots() is not provided.
 #pragma once
@@ -41,12 +43,10 @@ class DeviceMalloc {
   static DeviceMalloc init_heap(pool_span pool)
   {
     DeviceMalloc heap;
-#if DEVALLOC_BACKEND_CPU
     heap.limit_ = pool.bytes;
+#if DEVALLOC_BACKEND_CPU
     heap.used_ = static_cast<unsigned long long*>(detail::backend::allocate(sizeof(unsigned long long)));
     heap.finalize_heap();
-#else
-    (void)pool;
 #endif
     return heap;
   }
@@ -71,12 +71,13 @@ class DeviceMalloc {
 
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
+    if (bytes > limit_) { return nullptr; }
 #if DEVALLOC_BACKEND_CUDA
     return ::malloc(bytes);
 #else
     detail::device_atomic<unsigned long long> used(*used_);
     const unsigned long long before = used.fetch_add(bytes, detail::memory_order_relaxed);
-    if (bytes > limit_ || before + bytes > limit_) {
+    if (before + bytes > limit_) {
       used.fetch_sub(bytes, detail::memory_order_relaxed);
       return nullptr;
     }
@@ -106,10 +107,10 @@ class DeviceMalloc {
   static std::string classname() { return DEVALLOC_BACKEND_CUDA ? "DeviceMalloc(CUDA malloc)" : "DeviceMalloc(std::malloc)"; }
 
  private:
+  std::size_t limit_ = 0;  // the heap size: larger requests fail at once
 #if DEVALLOC_BACKEND_CPU
   static constexpr std::size_t header_bytes = 16;  // keeps std::malloc's 16-byte alignment
   unsigned long long* used_ = nullptr;
-  std::size_t limit_ = 0;
 #endif
 };
 

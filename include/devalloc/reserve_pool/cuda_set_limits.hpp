@@ -32,11 +32,12 @@ struct CudaSetLimits {
   {
     detail::backend::require_device();
 #if DEVALLOC_BACKEND_CUDA
+    std::size_t current = 0;
+    DEVALLOC_CUDA_TRY(cudaDeviceGetLimit(&current, cudaLimitMallocHeapSize));
+    if (current == bytes) { return {nullptr, bytes}; }
     const cudaError_t status = cudaDeviceSetLimit(cudaLimitMallocHeapSize, bytes);
     if (status != cudaSuccess) {
       (void)cudaGetLastError();
-      std::size_t current = 0;
-      DEVALLOC_CUDA_TRY(cudaDeviceGetLimit(&current, cudaLimitMallocHeapSize));
       if (current < bytes) {
         detail::throw_error("CudaSetLimits: cannot set CUDA's malloc heap to " + std::to_string(bytes) +
                             " bytes (" + cudaGetErrorString(status) + "); it is fixed at " + std::to_string(current) +
