@@ -4,7 +4,7 @@
 
 #include <devalloc/devalloc.hpp>
 
-int main()
+int run()
 {
   using Heap = devalloc::presets::bump;
   Heap heap(std::size_t{16} << 20);
@@ -33,4 +33,14 @@ int main()
   std::printf("backend %s on %s: %zu workers, %zu wrong sums, %llu failed allocations\n", devalloc::backend_name(),
               devalloc::detail::backend::device_name().c_str(), workers, wrong, heap.stats().failed_allocations);
   return wrong == 0 ? 0 : 1;
+}
+
+int main()
+{
+  try {
+    return run();
+  } catch (const devalloc::error& e) {  // e.g. no GPU for the CUDA build, or a heap that does not fit
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
 }
