@@ -132,4 +132,73 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t warp_id() noexcept
 #endif
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Group primitives over an arbitrary lane mask (used by distribution/xmalloc_simd.hpp and the
+// warp-cooperative getAvailableSlots of creation/scatter.hpp). Every lane of `mask` must call them
+// with the same `mask`; lanes outside `mask` must not. Under independent thread scheduling the
+// *_sync intrinsics wait for exactly the lanes of `mask`, so any subset of a warp may use them.
+
+/// Lowest lane of a non-empty `mask`: the group's leader.
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned leader_lane(std::uint32_t mask) noexcept { return lowest_bit(mask); }
+
+/// Rank of the calling lane among the lanes of `mask` (0 for the leader).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned rank_in(std::uint32_t mask) noexcept { return popcount(lanes_below(mask)); }
+
+/// Lanes of `mask` whose `value` equals the caller's (CUDA: __match_any_sync, sm_70+).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t match_any(std::uint32_t mask, unsigned long long value) noexcept
+{
+#if DEVALLOC_BACKEND_CUDA
+  return __match_any_sync(mask, value);
+#else
+  (void)value;
+  return mask;
+#endif
+}
+
+/// Sum of `value` over the lanes of `mask`; `below` receives the sum over the lanes of `mask`
+/// strictly below the caller (exclusive prefix sum). One shuffle per lane of `mask`: correct for
+/// any subset of a warp, not only for contiguous ones.
+template <class T>
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE T group_sum(std::uint32_t mask, T value, T& below) noexcept
+{
+#if DEVALLOC_BACKEND_CUDA
+  T total = 0;
+  T prefix = 0;
+  const unsigned me = lane_id();
+  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1u) {
+    const unsigned src = lowest_bit(rest);
+    const T v = shuffle(mask, value, src);
+    if (src < me) { prefix += v; }
+    total += v;
+  }
+  below = prefix;
+  return total;
+#else
+  (void)mask;
+  below = 0;
+  return value;
+#endif
+}
+
+/// Minimum of `value` over the lanes of `mask`.
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_min(std::uint32_t mask, std::uint32_t value) noexcept
+{
+#if DEVALLOC_BACKEND_CUDA
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(mask, value);
+#else
+  std::uint32_t result = value;
+  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1u) {
+    const std::uint32_t v = shuffle(mask, value, lowest_bit(rest));
+    result = v < result ? v : result;
+  }
+  return result;
+#endif
+#else
+  (void)mask;
+  return value;
+#endif
+}
+
 }  // namespace devalloc::detail

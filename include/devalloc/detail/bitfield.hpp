@@ -1,0 +1,76 @@
+// devalloc/detail/bitfield.hpp
+//
+// 32-bit allocation bitfields (ScatterAlloc §5.2 and §6.1): a set bit marks a used spot. Shared by
+// the page usage table and the in-page (second-level) bitfields of creation/scatter.hpp.
+//
+//   * next_free_bit — the "bit magic" of tryUsePage lines 13-18: from the value an atomicOr
+//     returned, the closest free spot after the one just tried, wrapping around (no loop over
+//     the bits: one mask and one find-first-set).
+//   * bitfield_claim — tryUsePage lines 7-19: try the start spot with atomicOr; on a collision jump
+//     to next_free_bit of the returned value and try again, until a bit is won or the field is
+//     full.
+//   * bitfield_release — free line 8: clear one bit.
+//
+// Memory order: the bit operations are relaxed. Whoever uses them must order them through another
+// word (Scatter: the page's fill count, acquired before a claim and released after a release), so
+// that a bit cleared by a free is visible to the next claim that was admitted by that free.
+#pragma once
+
+#include <cstdint>
+
+#include "atomic.hpp"
+#include "platform.hpp"
+#include "warp.hpp"
+
+namespace devalloc::detail {
+
+/// Mask of the lowest `n` bits, n in 0..32.
+DEVALLOC_HOST_DEVICE constexpr std::uint32_t low_bits(unsigned n) noexcept
+{
+  return n >= 32u ? ~std::uint32_t{0} : (std::uint32_t{1} << n) - 1u;
+}
+
+/// The free spot (clear bit of `used` among the lowest `spots` bits) closest after `from`, cyclically
+/// (ScatterAlloc §6.1, tryUsePage lines 13-18). Returns `spots` when every spot is used.
+/// Requires spots in 1..32 and from < spots.
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned next_free_bit(std::uint32_t used, unsigned from, unsigned spots) noexcept
+{
+  const std::uint32_t free_bits = ~used & low_bits(spots);
+  if (free_bits == 0) { return spots; }
+  const std::uint32_t after = free_bits & ~low_bits(from + 1u);  // free spots strictly above `from`
+  return lowest_bit(after != 0 ? after : free_bits);
+}
+
+/// Result of bitfield_claim: `spot` is the bit won (or `spots` when the field was full) and `now`
+/// the field's value right after our atomicOr (so the caller can tell whether it became full).
+struct bit_claim {
+  unsigned spot;
+  std::uint32_t now;
+};
+
+/// Claims one clear bit among the lowest `spots` bits of `word`, starting at `start % spots`
+/// (ScatterAlloc §6.1, tryUsePage lines 7-19). Lock-free: each failed atomicOr tells exactly which
+/// bits were taken, and the next try goes to a bit that was free at that moment. Gives up (returns
+/// spot == spots) only when the value returned by an atomicOr shows every spot in use.
+/// Scope: device; order: relaxed (see the file comment).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& word, unsigned start, unsigned spots) noexcept
+{
+  device_atomic<std::uint32_t> field(word);
+  unsigned spot = start % spots;
+  for (;;) {
+    const std::uint32_t bit = std::uint32_t{1} << spot;
+    const std::uint32_t old = field.fetch_or(bit, memory_order_relaxed);
+    if ((old & bit) == 0) { return {spot, old | bit}; }
+    spot = next_free_bit(old, spot, spots);
+    if (spot == spots) { return {spots, old}; }
+  }
+}
+
+/// Clears bit `spot` of `word` and returns the value before (ScatterAlloc §6.2, free line 8).
+/// Scope: device; order: relaxed (the caller releases through the fill count afterwards).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t bitfield_release(std::uint32_t& word, unsigned spot) noexcept
+{
+  return device_atomic<std::uint32_t>(word).fetch_and(~(std::uint32_t{1} << spot), memory_order_relaxed);
+}
+
+}  // namespace devalloc::detail
