@@ -1,0 +1,80 @@
+// bench/allocators.hpp
+//
+// The one registry of allocator configurations devalloc-bench measures. Every test is a function
+// template over an entry of this list and runs once per entry (filtered by --allocators).
+//
+// Adding an allocator is one line in DEVALLOC_BENCH_ALLOCATORS:
+//
+//   X(identifier, "name-on-the-command-line", type_alias, "one-line description")
+//
+// `type_alias` is a devalloc::Allocator<...> type without top-level commas (use a preset or a
+// `using` alias declared above the list). The first entry is the baseline that ratios are taken
+// against (CUDA's built-in device malloc on the GPU, std::malloc behind the same policy on the CPU).
+//
+// Not listed: presets::bump_in_user_memory (the bump algorithm again, in caller memory) and
+// presets::bump_or_trap (traps on out-of-memory, which would end the CUDA context in the fill
+// tests). They measure nothing the entries below do not.
+#pragma once
+
+#include <type_traits>
+
+#include <devalloc/allocator.hpp>
+#include <devalloc/presets.hpp>
+
+#if __has_include(<devalloc/creation/scatter.hpp>)
+#include <devalloc/creation/scatter.hpp>
+#define DEVALLOC_BENCH_HAS_SCATTER 1
+#else
+#define DEVALLOC_BENCH_HAS_SCATTER 0
+#endif
+
+#if DEVALLOC_BENCH_HAS_SCATTER
+#define DEVALLOC_BENCH_SCATTER_ENTRIES(X)                                                                  \
+  X(scatter, "scatter", devalloc::presets::scatter, "ScatterAlloc (Steinberger et al. 2012), mallocMC defaults") \
+  X(scatter_simd, "scatter-simd", devalloc::presets::scatter_simd, "ScatterAlloc + warp-coalescing distribution")
+#else
+#define DEVALLOC_BENCH_SCATTER_ENTRIES(X)
+#endif
+
+// clang-format off
+#define DEVALLOC_BENCH_ALLOCATORS(X)                                                                        \
+  X(cuda_malloc, "cuda-malloc", devalloc::presets::device_malloc, "CUDA's built-in device malloc/free (baseline)") \
+  X(bump,        "bump",        devalloc::presets::bump,          "AtomicMalloc: one atomic add, no reuse before reset()") \
+  DEVALLOC_BENCH_SCATTER_ENTRIES(X)
+// clang-format on
+
+namespace devalloc_bench {
+namespace entries {
+
+#define DEVALLOC_BENCH_DEFINE_ENTRY(id, label, type, text)   \
+  struct id {                                                \
+    using allocator = type;                                  \
+    static constexpr const char* name = label;               \
+    static constexpr const char* identifier = #id;           \
+    static constexpr const char* description = text;         \
+  };
+DEVALLOC_BENCH_ALLOCATORS(DEVALLOC_BENCH_DEFINE_ENTRY)
+#undef DEVALLOC_BENCH_DEFINE_ENTRY
+
+}  // namespace entries
+
+/// Calls f(Entry{}) for every registered allocator, in registry order.
+template <class F>
+void for_each_entry(F&& f)
+{
+#define DEVALLOC_BENCH_CALL_ENTRY(id, label, type, text) f(entries::id{});
+  DEVALLOC_BENCH_ALLOCATORS(DEVALLOC_BENCH_CALL_ENTRY)
+#undef DEVALLOC_BENCH_CALL_ENTRY
+}
+
+/// The allocator is CUDA's (or the CPU's) own malloc behind devalloc's interface.
+template <class E>
+inline constexpr bool is_builtin_malloc =
+  std::is_same_v<typename E::allocator::reserve_pool_policy, devalloc::reserve_pool::CudaSetLimits>;
+
+/// The heap is process-wide and can be sized only once, before the first kernel that uses it
+/// (CUDA's malloc heap). Cells that need another heap size run in a child process.
+template <class E>
+inline constexpr bool has_process_wide_heap = DEVALLOC_BACKEND_CUDA && is_builtin_malloc<E>;
+
+}  // namespace devalloc_bench

@@ -1,0 +1,1017 @@
+// bench/src/common.cpp — non-template parts of the shared machinery (see common.hpp).
+#include "common.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <unistd.h>
+
+#include "tests.hpp"
+
+#ifndef DEVALLOC_BENCH_SOURCE_DIR
+#define DEVALLOC_BENCH_SOURCE_DIR ""
+#endif
+#ifndef DEVALLOC_BENCH_GIT_COMMIT
+#define DEVALLOC_BENCH_GIT_COMMIT "unknown"
+#endif
+
+namespace devalloc_bench {
+
+// =============================================================================================
+// Values and records
+
+namespace {
+std::string format_real(double d)
+{
+  char buf[64];
+  if (d == std::floor(d) && std::fabs(d) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.1f", d);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.6g", d);
+  }
+  return buf;
+}
+
+std::string json_escape(const std::string& s)
+{
+  std::string out;
+  out.reserve(s.size() + 2);
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string Value::text() const
+{
+  switch (kind) {
+    case Kind::null: return "";
+    case Kind::boolean: return b ? "true" : "false";
+    case Kind::integer: return std::to_string(i);
+    case Kind::real: return format_real(d);
+    case Kind::string: return s;
+  }
+  return "";
+}
+
+std::string Value::json() const
+{
+  switch (kind) {
+    case Kind::null: return "null";
+    case Kind::boolean: return b ? "true" : "false";
+    case Kind::integer: return std::to_string(i);
+    case Kind::real: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.10g", d);
+      return buf;
+    }
+    case Kind::string: return "\"" + json_escape(s) + "\"";
+  }
+  return "null";
+}
+
+Record& Record::set(const std::string& key, Value v)
+{
+  for (auto& kv : fields_) {
+    if (kv.first == key) {
+      kv.second = std::move(v);
+      return *this;
+    }
+  }
+  fields_.emplace_back(key, std::move(v));
+  return *this;
+}
+
+const Value* Record::get(const std::string& key) const
+{
+  for (const auto& kv : fields_) {
+    if (kv.first == key) { return &kv.second; }
+  }
+  return nullptr;
+}
+
+double Record::num(const std::string& key, double fallback) const
+{
+  const Value* v = get(key);
+  return v != nullptr && v->is_number() ? v->number() : fallback;
+}
+
+std::string Record::str(const std::string& key) const
+{
+  const Value* v = get(key);
+  return v != nullptr ? v->text() : std::string();
+}
+
+std::string Record::json() const
+{
+  std::string out = "{";
+  bool first = true;
+  for (const auto& kv : fields_) {
+    if (!first) { out += ", "; }
+    first = false;
+    out += "\"" + json_escape(kv.first) + "\": " + kv.second.json();
+  }
+  return out + "}";
+}
+
+Record Record::parse_json(const std::string& text)
+{
+  Record r;
+  std::size_t i = 0;
+  auto ws = [&] {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) { ++i; }
+  };
+  auto fail = [&](const char* what) { throw std::runtime_error(std::string("bad record JSON: ") + what); };
+  auto parse_string = [&]() {
+    if (i >= text.size() || text[i] != '"') { fail("expected string"); }
+    ++i;
+    std::string s;
+    while (i < text.size() && text[i] != '"') {
+      char c = text[i++];
+      if (c == '\\') {
+        if (i >= text.size()) { fail("escape"); }
+        const char e = text[i++];
+        switch (e) {
+          case 'n': c = '\n'; break;
+          case 'r': c = '\r'; break;
+          case 't': c = '\t'; break;
+          case 'u': {
+            if (i + 4 > text.size()) { fail("\\u"); }
+            c = static_cast<char>(std::stoi(text.substr(i, 4), nullptr, 16));
+            i += 4;
+            break;
+          }
+          default: c = e;
+        }
+      }
+      s += c;
+    }
+    if (i >= text.size()) { fail("unterminated string"); }
+    ++i;
+    return s;
+  };
+  ws();
+  if (i >= text.size() || text[i] != '{') { fail("expected {"); }
+  ++i;
+  ws();
+  if (i < text.size() && text[i] == '}') { return r; }
+  while (true) {
+    ws();
+    const std::string key = parse_string();
+    ws();
+    if (i >= text.size() || text[i] != ':') { fail("expected :"); }
+    ++i;
+    ws();
+    if (i >= text.size()) { fail("value"); }
+    if (text[i] == '"') {
+      r.set(key, parse_string());
+    } else if (text.compare(i, 4, "null") == 0) {
+      r.set(key, nullptr);
+      i += 4;
+    } else if (text.compare(i, 4, "true") == 0) {
+      r.set(key, true);
+      i += 4;
+    } else if (text.compare(i, 5, "false") == 0) {
+      r.set(key, false);
+      i += 5;
+    } else {
+      const std::size_t start = i;
+      while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || std::strchr("+-.eE", text[i]) != nullptr)) { ++i; }
+      const std::string num = text.substr(start, i - start);
+      if (num.empty()) { fail("value"); }
+      if (num.find_first_of(".eE") == std::string::npos) {
+        r.set(key, std::stoll(num));
+      } else {
+        r.set(key, std::stod(num));
+      }
+    }
+    ws();
+    if (i < text.size() && text[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < text.size() && text[i] == '}') { break; }
+    fail("expected , or }");
+  }
+  return r;
+}
+
+// =============================================================================================
+// Statistics
+
+Summary summarize(std::vector<double> v)
+{
+  Summary s;
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  s.n = v.size();
+  if (v.empty()) { return s; }
+  std::sort(v.begin(), v.end());
+  auto quantile = [&](double q) {
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const std::size_t lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(v.size() - 1, lo + 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  s.min = v.front();
+  s.max = v.back();
+  s.median = quantile(0.5);
+  s.p10 = quantile(0.1);
+  s.p90 = quantile(0.9);
+  double sum = 0;
+  for (const double x : v) { sum += x; }
+  s.mean = sum / static_cast<double>(v.size());
+  double sq = 0;
+  for (const double x : v) { sq += (x - s.mean) * (x - s.mean); }
+  s.stdev = v.size() > 1 ? std::sqrt(sq / static_cast<double>(v.size() - 1)) : 0.0;
+  s.cv = s.mean != 0 ? s.stdev / s.mean : NAN;
+  return s;
+}
+
+void put_summary(Record& r, const std::string& prefix, const Summary& s, bool with_cv)
+{
+  r.set(prefix + "_median", s.median);
+  r.set(prefix + "_min", s.min);
+  r.set(prefix + "_max", s.max);
+  if (with_cv) { r.set(prefix + "_cv", s.cv); }
+}
+
+// =============================================================================================
+// Options
+
+std::size_t parse_bytes(const std::string& text)
+{
+  if (text.empty()) { throw std::invalid_argument("empty size"); }
+  std::size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &pos);
+  } catch (const std::exception&) {
+    throw std::invalid_argument("not a size: '" + text + "'");
+  }
+  std::string suffix = text.substr(pos);
+  for (auto& c : suffix) { c = static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
+  unsigned shift = 0;
+  if (suffix.empty() || suffix == "B") {
+    shift = 0;
+  } else if (suffix == "K" || suffix == "KB" || suffix == "KIB") {
+    shift = 10;
+  } else if (suffix == "M" || suffix == "MB" || suffix == "MIB") {
+    shift = 20;
+  } else if (suffix == "G" || suffix == "GB" || suffix == "GIB") {
+    shift = 30;
+  } else {
+    throw std::invalid_argument("not a size: '" + text + "' (use e.g. 512, 64K, 16M, 2G)");
+  }
+  if (shift != 0 && v > (~0ull >> shift)) { throw std::invalid_argument("size too large: '" + text + "'"); }
+  return static_cast<std::size_t>(v << shift);
+}
+
+std::string bytes_label(std::size_t b)
+{
+  if (b >= (1ull << 30) && b % (1ull << 30) == 0) { return std::to_string(b >> 30) + "G"; }
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) { return std::to_string(b >> 20) + "M"; }
+  if (b >= (1ull << 10) && b % (1ull << 10) == 0) { return std::to_string(b >> 10) + "K"; }
+  return std::to_string(b);
+}
+
+std::string usage_text()
+{
+  return "usage: devalloc-bench [options]\n"
+         "\n"
+         "Reproduces the evaluations of ScatterAlloc (Steinberger et al. 2012), the mallocMC thesis (Eckert 2014),\n"
+         "Vinkler & Havran's register-efficient allocators, the coalescing report (Blach et al.) and FDGMalloc\n"
+         "(Widmer et al. 2013) for every allocator in bench/allocators.hpp, with CUDA's built-in allocator as the\n"
+         "baseline. Without a GPU the CPU backend runs (workers are std::threads; figures are labelled 'cpu').\n"
+         "\n"
+         "options:\n"
+         "  --quick              reduced scale, every test (default; under 3 minutes on an H100)\n"
+         "  --full               the papers' full parameter ranges\n"
+         "  --tests a,b,...      run only these tests (see --list)\n"
+         "  --allocators x,y     run only these allocators (see --list)\n"
+         "  --out DIR            write results.json and results.csv into DIR\n"
+         "                       (default: out/devalloc-bench-<backend>-<mode>-<UTC time>)\n"
+         "  --list               list tests and allocators, then exit\n"
+         "  --seed N             random seed (default 20240611)\n"
+         "  --cell-budget S      seconds one cell (kernel) may take (quick 1.5, full 30)\n"
+         "  --pair-budget S      seconds one test may spend on one allocator (quick 8, full 900)\n"
+         "  --time-budget S      soft limit of the whole run (quick 140, full 21600): past it, allocators that\n"
+         "                       used more than their share are skipped\n"
+         "  --cuda-heap BYTES    CUDA malloc heap of this process (default 2G; e.g. 512M, 4G)\n"
+         "  --cpu-threads N      CPU backend: std::threads per launch (default 2 x hardware threads)\n"
+         "  --quiet              no progress output\n"
+         "  --no-table           no terminal table\n"
+         "  -h, --help           this message\n";
+}
+
+namespace {
+std::vector<std::string> split_list(const std::string& s)
+{
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char c : s) {
+    if (c == ',') {
+      if (!cur.empty()) { out.push_back(cur); }
+      cur.clear();
+    } else if (!std::isspace(static_cast<unsigned char>(c))) {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) { out.push_back(cur); }
+  return out;
+}
+
+double parse_seconds(const std::string& flag, const std::string& v)
+{
+  char* end = nullptr;
+  errno = 0;
+  const double d = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != '\0' || errno != 0 || !(d > 0) || !std::isfinite(d)) {
+    throw std::invalid_argument(flag + " needs a positive number of seconds, got '" + v + "'");
+  }
+  return d;
+}
+
+unsigned long long parse_uint(const std::string& flag, const std::string& v)
+{
+  if (v.empty() || !std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    throw std::invalid_argument(flag + " needs a non-negative integer, got '" + v + "'");
+  }
+  try {
+    return std::stoull(v);
+  } catch (const std::exception&) {
+    throw std::invalid_argument(flag + ": number out of range: '" + v + "'");
+  }
+}
+}  // namespace
+
+Options parse_options(int argc, char** argv)
+{
+  Options o;
+  bool quick_given = false;
+  for (int k = 1; k < argc; ++k) {
+    std::string a = argv[k];
+    std::string value;
+    bool has_inline = false;
+    if (a.rfind("--", 0) == 0) {
+      const auto eq = a.find('=');
+      if (eq != std::string::npos) {
+        value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        has_inline = true;
+      }
+    }
+    auto need = [&]() -> std::string {
+      if (has_inline) { return value; }
+      if (k + 1 >= argc) { throw std::invalid_argument(a + " needs a value"); }
+      return argv[++k];
+    };
+    auto no_value = [&] {
+      if (has_inline) { throw std::invalid_argument(a + " takes no value"); }
+    };
+    if (a == "-h" || a == "--help") {
+      no_value();
+      o.help = true;
+    } else if (a == "--quick") {
+      no_value();
+      quick_given = true;
+    } else if (a == "--full") {
+      no_value();
+      o.full = true;
+    } else if (a == "--list") {
+      no_value();
+      o.list = true;
+    } else if (a == "--quiet") {
+      no_value();
+      o.quiet = true;
+    } else if (a == "--no-table") {
+      no_value();
+      o.no_table = true;
+    } else if (a == "--tests") {
+      o.tests = split_list(need());
+      if (o.tests.empty()) { throw std::invalid_argument("--tests needs at least one test name"); }
+    } else if (a == "--allocators") {
+      o.allocators = split_list(need());
+      if (o.allocators.empty()) { throw std::invalid_argument("--allocators needs at least one allocator name"); }
+    } else if (a == "--out") {
+      o.out_dir = need();
+      if (o.out_dir.empty()) { throw std::invalid_argument("--out needs a directory"); }
+    } else if (a == "--seed") {
+      o.seed = parse_uint(a, need());
+    } else if (a == "--cell-budget") {
+      o.cell_budget_s = parse_seconds(a, need());
+    } else if (a == "--pair-budget") {
+      o.pair_budget_s = parse_seconds(a, need());
+    } else if (a == "--time-budget" || a == "--run-budget") {
+      o.run_budget_s = parse_seconds(a, need());
+    } else if (a == "--cuda-heap") {
+      o.cuda_heap = parse_bytes(need());
+      if (o.cuda_heap < (64u << 10)) { throw std::invalid_argument("--cuda-heap must be at least 64K"); }
+    } else if (a == "--cpu-threads") {
+      const auto n = parse_uint(a, need());
+      if (n == 0 || n > 1024) { throw std::invalid_argument("--cpu-threads must be in 1..1024"); }
+      o.cpu_threads = static_cast<unsigned>(n);
+    } else if (a == "--child") {
+      no_value();
+      o.child = true;
+    } else if (a == "--child-out") {
+      o.child_out = need();
+    } else if (a == "--parent-heap") {
+      o.parent_heap = parse_bytes(need());
+    } else if (a == "--cost-model") {
+      o.cost_model = need();
+    } else if (a == "--commit") {
+      o.commit_override = need();
+    } else {
+      throw std::invalid_argument("unknown argument '" + std::string(argv[k]) + "'");
+    }
+  }
+  if (quick_given && o.full) { throw std::invalid_argument("--quick and --full exclude each other"); }
+  if (o.child && o.child_out.empty()) { throw std::invalid_argument("--child needs --child-out"); }
+  for (const auto& t : o.tests) {
+    if (find_test(t) == nullptr) { throw std::invalid_argument("unknown test '" + t + "' (see --list)"); }
+  }
+  for (const auto& name : o.allocators) {
+    bool known = false;
+    for_each_entry([&](auto e) { known = known || name == decltype(e)::name; });
+    if (!known) { throw std::invalid_argument("unknown allocator '" + name + "' (see --list)"); }
+  }
+  return o;
+}
+
+// =============================================================================================
+// Context
+
+namespace {
+std::string run_command(const std::string& cmd)
+{
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) { return out; }
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) { out.append(buf, n); }
+  ::pclose(p);
+  return out;
+}
+
+std::string trim(std::string s)
+{
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) { s.pop_back(); }
+  std::size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) { ++i; }
+  return s.substr(i);
+}
+
+std::string shell_quote(const std::string& s)
+{
+  std::string out = "'";
+  for (const char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string detect_commit()
+{
+  const std::string dir = DEVALLOC_BENCH_SOURCE_DIR;
+  if (!dir.empty()) {
+    const std::string head = trim(run_command("git -C " + shell_quote(dir) + " rev-parse --short=12 HEAD 2>/dev/null"));
+    if (!head.empty()) {
+      const std::string dirty =
+        trim(run_command("git -C " + shell_quote(dir) + " status --porcelain --untracked-files=no 2>/dev/null"));
+      return head + (dirty.empty() ? "" : "+dirty");
+    }
+  }
+  return std::string(DEVALLOC_BENCH_GIT_COMMIT) + " (at build time)";
+}
+
+std::string cpu_model()
+{
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) { return trim(line.substr(colon + 1)); }
+    }
+  }
+  return "unknown CPU";
+}
+
+bool stderr_is_tty() { return ::isatty(2) != 0; }
+}  // namespace
+
+Context::Context(Options options) : opt(std::move(options))
+{
+  commit = opt.commit_override.empty() ? detect_commit() : opt.commit_override;
+  const bool full = opt.full;
+#if DEVALLOC_BACKEND_CUDA
+  devalloc::detail::backend::require_device();
+  int dev = 0;
+  DEVALLOC_CUDA_TRY(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  DEVALLOC_CUDA_TRY(cudaGetDeviceProperties(&prop, dev));
+  device.name = prop.name;
+  device.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+  device.memory_bytes = prop.totalGlobalMem;
+  int driver = 0, runtime = 0, clock_khz = 0;
+  DEVALLOC_CUDA_TRY(cudaDriverGetVersion(&driver));
+  DEVALLOC_CUDA_TRY(cudaRuntimeGetVersion(&runtime));
+  DEVALLOC_CUDA_TRY(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
+  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); };
+  device.driver = "CUDA driver API " + version(driver);
+  device.runtime = version(runtime);
+  {
+    const std::string smi = trim(run_command("nvidia-smi --query-gpu=driver_version --format=csv,noheader -i " +
+                                             std::to_string(dev) + " 2>/dev/null"));
+    if (!smi.empty() && smi.find_first_not_of("0123456789.") == std::string::npos) {
+      device.driver = smi + " (" + device.driver + ")";
+    }
+  }
+  scale.sm_count = static_cast<std::size_t>(prop.multiProcessorCount);
+  scale.threads_per_sm = static_cast<std::size_t>(prop.maxThreadsPerMultiProcessor);
+  scale.full_threads = scale.sm_count * scale.threads_per_sm;
+  scale.max_threads = std::size_t{1} << 20;
+  scale.clock_khz = clock_khz;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  DEVALLOC_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  main_heap = opt.cuda_heap != 0 ? opt.cuda_heap : std::min<std::size_t>(std::size_t{2} << 30, free_bytes / 4);
+  scale.max_heap = std::min<std::size_t>(free_bytes / 2, std::size_t{24} << 30);
+  scale.reps = full ? 5 : 3;
+  scale.warmups = 1;
+  cudaEvent_t a = nullptr, b = nullptr;
+  DEVALLOC_CUDA_TRY(cudaEventCreate(&a));
+  DEVALLOC_CUDA_TRY(cudaEventCreate(&b));
+  event_start = a;
+  event_stop = b;
+#else
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  device.name = "host CPU: " + cpu_model() + " (" + std::to_string(hw) + " hardware threads)";
+  device.driver = "n/a (CPU backend)";
+  device.runtime = "n/a (CPU backend)";
+  scale.sm_count = hw;
+  scale.threads_per_sm = 0;
+  scale.full_threads = full ? 1024 : 256;
+  scale.max_threads = full ? (std::size_t{1} << 16) : 4096;
+  scale.max_heap = full ? (std::size_t{2} << 30) : (std::size_t{1} << 30);
+  scale.reps = full ? 5 : 3;
+  scale.warmups = 1;
+  main_heap = opt.cuda_heap != 0 ? opt.cuda_heap : std::size_t{256} << 20;
+#endif
+  if (!opt.cost_model.empty()) { cost = CostModel::parse(opt.cost_model); }
+  deadline_state_ = Array<DeadlineState>(1);
+  progress_tty_ = stderr_is_tty();
+}
+
+Context::~Context()
+{
+#if DEVALLOC_BACKEND_CUDA
+  if (event_start != nullptr) { (void)cudaEventDestroy(static_cast<cudaEvent_t>(event_start)); }
+  if (event_stop != nullptr) { (void)cudaEventDestroy(static_cast<cudaEvent_t>(event_stop)); }
+#endif
+}
+
+bool Context::allocator_selected(const std::string& name) const
+{
+  return opt.allocators.empty() || std::find(opt.allocators.begin(), opt.allocators.end(), name) != opt.allocators.end();
+}
+
+double Context::cell_budget_s() const { return opt.cell_budget_s > 0 ? opt.cell_budget_s : (opt.full ? 30.0 : 1.5); }
+double Context::cell_total_budget_s() const { return cell_budget_s() * (opt.full ? 10.0 : 4.0); }
+double Context::pair_budget_s() const { return opt.pair_budget_s > 0 ? opt.pair_budget_s : (opt.full ? 900.0 : 8.0); }
+double Context::run_budget_s() const { return opt.run_budget_s > 0 ? opt.run_budget_s : (opt.full ? 21600.0 : 140.0); }
+
+double Context::elapsed_s() const
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+Deadline Context::deadline(double budget_s)
+{
+  const double b = budget_s > 0 ? budget_s : cell_budget_s();
+  return Deadline{deadline_state_.data(), static_cast<u64>(b * 1e9)};
+}
+
+void Context::deadline_arm() { deadline_state_.zero(); }
+
+DeadlineState Context::deadline_read() { return deadline_state_.get(0); }
+
+void Context::progress(const std::string& line, bool final)
+{
+  if (opt.quiet) { return; }
+  static auto last = std::chrono::steady_clock::now() - std::chrono::seconds(60);
+  const auto now = std::chrono::steady_clock::now();
+  char head[32];
+  std::snprintf(head, sizeof head, "[%6.1fs] ", elapsed_s());
+  const std::string text = head + line;
+  if (progress_tty_) {
+    std::string shown = text.substr(0, 150);
+    const std::size_t width = shown.size();
+    if (width < progress_width_) { shown += std::string(progress_width_ - width, ' '); }
+    progress_width_ = width;
+    std::cerr << "\r" << shown << (final ? "\n" : "") << std::flush;
+    if (final) { progress_width_ = 0; }
+  } else if (final || now - last > std::chrono::seconds(5)) {
+    std::cerr << text << "\n" << std::flush;
+    last = now;
+  }
+}
+
+#if DEVALLOC_BACKEND_CUDA
+void cuda_record_start(Context& ctx) { DEVALLOC_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(ctx.event_start))); }
+void cuda_record_stop_and_sync(Context& ctx)
+{
+  DEVALLOC_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(ctx.event_stop)));
+  DEVALLOC_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(ctx.event_stop)));
+  DEVALLOC_CUDA_TRY(cudaDeviceSynchronize());
+}
+double cuda_event_ms(Context& ctx)
+{
+  float ms = 0;
+  DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(ctx.event_start), static_cast<cudaEvent_t>(ctx.event_stop)));
+  return ms;
+}
+#else
+void cuda_record_start(Context&) {}
+void cuda_record_stop_and_sync(Context&) {}
+double cuda_event_ms(Context&) { return 0; }
+#endif
+
+// =============================================================================================
+// Cost model
+
+double CostModel::predict_size_series(double size, double threads) const
+{
+  std::vector<CostPoint> s;
+  for (const auto& p : points_) {
+    if (p.size == size) { s.push_back(p); }
+  }
+  std::sort(s.begin(), s.end(), [](const CostPoint& a, const CostPoint& b) { return a.threads < b.threads; });
+  if (s.empty()) { return 0; }
+  if (threads <= s.front().threads) { return s.front().seconds; }
+  for (std::size_t k = 1; k < s.size(); ++k) {
+    if (threads <= s[k].threads) {
+      const double x0 = std::log(s[k - 1].threads), x1 = std::log(s[k].threads);
+      const double y0 = std::log(std::max(1e-7, s[k - 1].seconds)), y1 = std::log(std::max(1e-7, s[k].seconds));
+      const double t = (std::log(threads) - x0) / (x1 - x0);
+      return std::exp(y0 + t * (y1 - y0));
+    }
+  }
+  // Beyond the measured range: at least linear, at most quadratic in the thread count.
+  double k = 2.0;
+  if (s.size() >= 2) {
+    const auto& a = s[s.size() - 2];
+    const auto& b = s.back();
+    k = std::log(std::max(1e-7, b.seconds) / std::max(1e-7, a.seconds)) / std::log(b.threads / a.threads);
+    k = std::min(2.0, std::max(1.0, k));
+  }
+  return s.back().seconds * std::pow(threads / s.back().threads, k);
+}
+
+double CostModel::predict(double threads, double size) const
+{
+  if (points_.empty()) { return 0; }
+  std::vector<double> sizes;
+  for (const auto& p : points_) {
+    if (std::find(sizes.begin(), sizes.end(), p.size) == sizes.end()) { sizes.push_back(p.size); }
+  }
+  std::sort(sizes.begin(), sizes.end());
+  if (size <= sizes.front()) { return predict_size_series(sizes.front(), threads); }
+  if (size >= sizes.back()) {
+    return predict_size_series(sizes.back(), threads) * std::sqrt(size / sizes.back());
+  }
+  for (std::size_t k = 1; k < sizes.size(); ++k) {
+    if (size <= sizes[k]) {
+      const double a = std::max(1e-7, predict_size_series(sizes[k - 1], threads));
+      const double b = std::max(1e-7, predict_size_series(sizes[k], threads));
+      const double t = (std::log(size) - std::log(sizes[k - 1])) / (std::log(sizes[k]) - std::log(sizes[k - 1]));
+      return std::exp(std::log(a) + t * (std::log(b) - std::log(a)));
+    }
+  }
+  return 0;
+}
+
+std::string CostModel::serialize() const
+{
+  std::string out;
+  for (const auto& p : points_) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s%.0f:%.0f:%.6g", out.empty() ? "" : ";", p.threads, p.size, p.seconds);
+    out += buf;
+  }
+  return out;
+}
+
+CostModel CostModel::parse(const std::string& text)
+{
+  CostModel m;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    CostPoint p;
+    if (std::sscanf(item.c_str(), "%lf:%lf:%lf", &p.threads, &p.size, &p.seconds) == 3) { m.add(p); }
+  }
+  return m;
+}
+
+// =============================================================================================
+// Cells
+
+std::string allocator_configuration(const std::string& name)
+{
+  std::string info;
+  for_each_entry([&](auto e) {
+    using E = decltype(e);
+    if (name == E::name) { info = E::allocator::info(); }
+  });
+  return info;
+}
+
+Record base_record(Context& ctx, const std::string& allocator)
+{
+  Record r;
+  r.set("test", ctx.current_test);
+  r.set("allocator", allocator);
+  r.set("backend", devalloc::backend_name());
+  r.set("device", ctx.device.name);
+  r.set("mode", ctx.mode());
+  r.set("threads", nullptr);
+  r.set("size", nullptr);
+  r.set("alloc_per_s", nullptr);
+  r.set("free_per_s", nullptr);
+  r.set("failures", 0);
+  r.set("verify_errors", 0);
+  return r;
+}
+
+std::string cell_label(const Record& params)
+{
+  std::string cell;
+  for (const auto& kv : params.fields()) { cell += (cell.empty() ? "" : " ") + kv.first + "=" + kv.second.text(); }
+  return cell;
+}
+
+void finish_cell(Context& ctx, CellOut& out, double seconds)
+{
+  out.rec.set("cell_s", seconds);
+  ctx.records.push_back(out.rec);
+  for (auto& r : out.extra) { ctx.records.push_back(r); }
+  ++ctx.cells_done;
+  std::string line = ctx.current_test + "  " + out.rec.str("allocator");
+  for (const char* k : {"variant", "mode", "threads", "size", "payload", "blocks", "iterations", "heap"}) {
+    const Value* v = out.rec.get(k);
+    if (v != nullptr && !v->is_null() && !(std::string(k) == "mode" && (v->s == "quick" || v->s == "full"))) {
+      line += std::string("  ") + k + "=" + v->text();
+    }
+  }
+  line += "  " + out.rec.str("status");
+  ctx.progress(line);
+}
+
+bool budget_exhausted(Context& ctx, const std::string& allocator, std::string& why)
+{
+  const double pair = ctx.pair_spent(ctx.current_test, allocator);
+  if (pair > ctx.pair_budget_s()) {
+    why = "this test spent its " + format_real(ctx.pair_budget_s()) + " s budget on this allocator (--pair-budget)";
+    return true;
+  }
+  if (ctx.elapsed_s() > ctx.run_budget_s()) {
+    double spent = 0;
+    std::size_t selected = 0;
+    for_each_entry([&](auto e) {
+      if (ctx.allocator_selected(decltype(e)::name)) { ++selected; }
+    });
+    for (const TestInfo& t : all_tests()) { spent += ctx.pair_spent(t.name, allocator); }
+    if (spent > ctx.run_budget_s() / static_cast<double>(std::max<std::size_t>(1, selected))) {
+      why = "the run passed its " + format_real(ctx.run_budget_s()) +
+            " s budget and this allocator used more than its share (--time-budget)";
+      return true;
+    }
+  }
+  return false;
+}
+
+void note_series(Context& ctx, const std::string& key, double work, double seconds)
+{
+  ctx.series_last[key] = {work, seconds};
+}
+
+double predict_series(Context& ctx, const std::string& key, double work)
+{
+  const auto it = ctx.series_last.find(key);
+  if (it == ctx.series_last.end() || it->second.first <= 0 || work <= it->second.first) { return 0; }
+  // Superlinear (exponent 1.5) growth in the series' work measure, from the last cell measured.
+  return it->second.second * std::pow(work / it->second.first, 1.5);
+}
+
+void handle_cell_error(Context& ctx, CellOut& out, const std::exception& e)
+{
+  out.rec.set("status", "error").set("error", e.what());
+#if DEVALLOC_BACKEND_CUDA
+  if (dynamic_cast<const devalloc::cuda_error*>(&e) != nullptr) {
+    const cudaError_t s = cudaDeviceSynchronize();
+    (void)cudaGetLastError();
+    if (s != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+      ctx.device_broken = true;
+      std::cerr << "\ndevalloc-bench: CUDA error left the device unusable; remaining cells are skipped: " << e.what()
+                << "\n";
+    }
+  }
+#else
+  (void)ctx;
+#endif
+}
+
+// =============================================================================================
+// Child processes (CUDA's malloc heap is sized once per process)
+
+namespace {
+std::string self_exe()
+{
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) { return {}; }
+  buf[n] = '\0';
+  return buf;
+}
+}  // namespace
+
+void Context::run_children(const std::string& test)
+{
+  std::vector<std::size_t> heaps;
+  for (const auto& rq : child_requests) {
+    if (rq.first == test) { heaps.push_back(rq.second); }
+  }
+  for (const std::size_t heap : heaps) { child_requests.erase({test, heap}); }
+  if (heaps.empty()) { return; }
+  std::vector<std::string> names;
+  for_each_entry([&](auto e) {
+    using E = decltype(e);
+    if (has_process_wide_heap<E> && allocator_selected(E::name)) { names.push_back(E::name); }
+  });
+  std::string list;
+  for (const auto& n : names) { list += (list.empty() ? "" : ",") + n; }
+  const std::string exe = self_exe();
+  for (const std::size_t heap : heaps) {
+    auto error_record = [&](const std::string& what) {
+      for (const auto& n : names) {
+        Record r = base_record(*this, n);
+        r.set("heap_bytes", heap).set("status", "error").set("error", what);
+        records.push_back(r);
+      }
+    };
+    std::string why;
+    bool over = false;
+    for (const auto& n : names) { over = over || budget_exhausted(*this, n, why); }
+    if (over) {
+      for (const auto& n : names) {
+        Record r = base_record(*this, n);
+        r.set("heap_bytes", heap).set("status", "skipped_budget").set("note", why);
+        records.push_back(r);
+      }
+      continue;
+    }
+    if (exe.empty()) {
+      error_record("cannot find the benchmark's own executable (/proc/self/exe) to run a child process");
+      continue;
+    }
+    char tmpl[] = "/tmp/devalloc-bench-child-XXXXXX";
+    const int fd = ::mkstemp(tmpl);
+    if (fd < 0) {
+      error_record("cannot create a temporary file for a child process");
+      continue;
+    }
+    ::close(fd);
+    const std::string out_file = tmpl;
+    double pair_left = pair_budget_s();
+    for (const auto& n : names) { pair_left = std::min(pair_left, pair_budget_s() - pair_spent(test, n)); }
+    std::string cmd = shell_quote(exe) + " --child --quiet --no-table --tests " + test + " --allocators " + list +
+                      " --cuda-heap " + std::to_string(heap) + " --parent-heap " + std::to_string(main_heap) +
+                      " --child-out " + shell_quote(out_file) + " --seed " + std::to_string(opt.seed) + " --commit " +
+                      shell_quote(commit) + " --cell-budget " + format_real(cell_budget_s()) + " --pair-budget " +
+                      format_real(std::max(1.0, pair_left)) + " --time-budget " +
+                      format_real(std::max(1.0, run_budget_s() - elapsed_s())) + (opt.full ? " --full" : "");
+    if (!cost.empty()) { cmd += " --cost-model " + shell_quote(cost.serialize()); }
+    if (opt.cpu_threads != 0) { cmd += " --cpu-threads " + std::to_string(opt.cpu_threads); }
+    progress(test + "  " + list + "  heap=" + bytes_label(heap) + "  (child process: CUDA's malloc heap is per process)");
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = std::system((cmd + " 1>&2").c_str());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const auto& n : names) { pair_spent(test, n) += seconds; }
+    std::ifstream in(out_file);
+    std::string line;
+    std::size_t got = 0;
+    while (std::getline(in, line)) {
+      if (trim(line).empty()) { continue; }
+      try {
+        records.push_back(Record::parse_json(line));
+        ++got;
+      } catch (const std::exception& e) {
+        error_record(std::string("unreadable child record: ") + e.what());
+      }
+    }
+    in.close();
+    std::remove(out_file.c_str());
+    if (rc != 0) {
+      error_record("child process for heap " + bytes_label(heap) + " exited with status " + std::to_string(rc) +
+                   " after " + std::to_string(got) + " records");
+    }
+  }
+}
+
+// =============================================================================================
+// Helpers
+
+std::vector<std::size_t> cap_threads(const Context& ctx, std::vector<std::size_t> list)
+{
+  std::vector<std::size_t> out;
+  for (const auto n : list) {
+    if (n >= 1 && n <= ctx.scale.max_threads) { out.push_back(n); }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::size_t> pow2_range(std::size_t lo, std::size_t hi)
+{
+  std::vector<std::size_t> out;
+  for (std::size_t n = lo; n <= hi && n != 0; n *= 2) { out.push_back(n); }
+  return out;
+}
+
+std::size_t round_up_pow2(std::size_t x)
+{
+  std::size_t p = 1;
+  while (p < x) { p <<= 1; }
+  return p;
+}
+
+std::size_t clamp_heap(const Context& ctx, std::size_t bytes)
+{
+  return std::max<std::size_t>(std::size_t{1} << 20, std::min(bytes, ctx.scale.max_heap));
+}
+
+std::size_t count_overlaps(std::vector<LiveAllocation> live)
+{
+  std::sort(live.begin(), live.end(), [](const LiveAllocation& a, const LiveAllocation& b) { return a.address < b.address; });
+  std::size_t overlaps = 0;
+  std::uintptr_t end = 0;
+  for (std::size_t k = 0; k < live.size(); ++k) {
+    if (k > 0 && live[k].address < end) { ++overlaps; }
+    end = std::max<std::uintptr_t>(end, live[k].address + std::max<std::size_t>(1, live[k].requested));
+  }
+  return overlaps;
+}
+
+double internal_fragmentation(std::vector<LiveAllocation> live, std::size_t alignment, double* region_bytes)
+{
+  if (region_bytes != nullptr) { *region_bytes = 0; }
+  if (live.empty()) { return NAN; }
+  std::sort(live.begin(), live.end(), [](const LiveAllocation& a, const LiveAllocation& b) { return a.address < b.address; });
+  double sum = 0, total = 0;
+  for (std::size_t k = 0; k < live.size(); ++k) {
+    const double req = static_cast<double>(live[k].requested);
+    const double padded = static_cast<double>(round_up(std::max<std::size_t>(1, live[k].requested), std::max<std::size_t>(1, alignment)));
+    double size = padded;
+    if (k + 1 < live.size()) {
+      const double d = static_cast<double>(live[k + 1].address - live[k].address);
+      if (d >= padded && d < 2 * padded) { size = d; }
+    }
+    sum += (size - req) / size;
+    total += size;
+  }
+  if (region_bytes != nullptr) { *region_bytes = total; }
+  return sum / static_cast<double>(live.size());
+}
+
+}  // namespace devalloc_bench

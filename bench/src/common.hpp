@@ -1,0 +1,783 @@
+// bench/src/common.hpp
+//
+// Shared machinery of devalloc-bench: records, options, scale, device arrays, in-kernel clocks,
+// the device-side deadline, timed launches, verification patterns, the per-cell guard (time
+// budgets, cost model, child processes for CUDA's process-wide malloc heap) and statistics.
+// Everything here compiles for both backends: nvcc (CUDA) and a plain C++17 compiler (CPU).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <devalloc/allocator.hpp>
+#include <devalloc/detail/atomic.hpp>
+#include <devalloc/detail/backend.hpp>
+#include <devalloc/detail/platform.hpp>
+#include <devalloc/error.hpp>
+#include <devalloc/launch.hpp>
+#include <devalloc/presets.hpp>
+
+#include "../allocators.hpp"
+
+#if DEVALLOC_BACKEND_CPU && (defined(__x86_64__) || defined(__i386__))
+#include <x86intrin.h>
+#define DEVALLOC_BENCH_HAS_RDTSC 1
+#else
+#define DEVALLOC_BENCH_HAS_RDTSC 0
+#endif
+
+namespace devalloc_bench {
+
+using u32 = std::uint32_t;
+using u64 = unsigned long long;
+
+// =============================================================================================
+// Records: one flat key -> value map per measurement. Keys carry their units (…_ms, …_cycles,
+// …_per_s, …_bytes, …_pct); JSON and CSV are written from these.
+
+struct Value {
+  enum class Kind { null, boolean, integer, real, string } kind = Kind::null;
+  bool b = false;
+  long long i = 0;
+  double d = 0;
+  std::string s;
+
+  Value() = default;
+  Value(std::nullptr_t) {}
+  Value(bool v) : kind(Kind::boolean), b(v) {}
+  Value(int v) : kind(Kind::integer), i(v) {}
+  Value(unsigned v) : kind(Kind::integer), i(v) {}
+  Value(long v) : kind(Kind::integer), i(v) {}
+  Value(unsigned long v) : kind(Kind::integer), i(static_cast<long long>(v)) {}
+  Value(long long v) : kind(Kind::integer), i(v) {}
+  Value(unsigned long long v) : kind(Kind::integer), i(static_cast<long long>(v)) {}
+  Value(double v) : kind(std::isfinite(v) ? Kind::real : Kind::null), d(v) {}
+  Value(const char* v) : kind(Kind::string), s(v) {}
+  Value(std::string v) : kind(Kind::string), s(std::move(v)) {}
+
+  [[nodiscard]] bool is_null() const { return kind == Kind::null; }
+  [[nodiscard]] bool is_number() const { return kind == Kind::integer || kind == Kind::real; }
+  [[nodiscard]] double number() const { return kind == Kind::integer ? static_cast<double>(i) : d; }
+  [[nodiscard]] std::string text() const;  // for tables and CSV
+  [[nodiscard]] std::string json() const;
+};
+
+class Record {
+ public:
+  Record& set(const std::string& key, Value v);
+  [[nodiscard]] const Value* get(const std::string& key) const;
+  [[nodiscard]] bool has(const std::string& key) const { return get(key) != nullptr; }
+  [[nodiscard]] double num(const std::string& key, double fallback = NAN) const;
+  [[nodiscard]] std::string str(const std::string& key) const;
+  [[nodiscard]] const std::vector<std::pair<std::string, Value>>& fields() const { return fields_; }
+  [[nodiscard]] std::string json() const;
+  /// Parses one flat JSON object as written by json(). Throws std::runtime_error on malformed input.
+  static Record parse_json(const std::string& text);
+
+ private:
+  std::vector<std::pair<std::string, Value>> fields_;
+};
+
+// =============================================================================================
+// Statistics.
+
+struct Summary {
+  std::size_t n = 0;
+  double mean = NAN, median = NAN, min = NAN, max = NAN, stdev = NAN, cv = NAN, p10 = NAN, p90 = NAN;
+};
+Summary summarize(std::vector<double> values);
+
+/// Adds `prefix`_median, _min, _max (and _cv) to a record.
+void put_summary(Record& r, const std::string& prefix, const Summary& s, bool with_cv = false);
+
+// =============================================================================================
+// Options and scale.
+
+struct Options {
+  bool full = false;
+  std::vector<std::string> tests;       // empty: all
+  std::vector<std::string> allocators;  // empty: all
+  std::string out_dir;
+  bool list = false;
+  bool help = false;
+  bool quiet = false;
+  bool no_table = false;
+  double cell_budget_s = -1;  // per kernel/cell; -1: mode default
+  double pair_budget_s = -1;  // per (test, allocator); -1: mode default
+  double run_budget_s = -1;   // whole run; -1: mode default
+  unsigned long long seed = 20240611ull;
+  unsigned cpu_threads = 0;
+  std::size_t cuda_heap = 0;  // CUDA malloc heap of this process; 0: default
+  // Internal: child processes for CUDA's process-wide malloc heap.
+  bool child = false;
+  std::string child_out;
+  std::size_t parent_heap = 0;
+  std::string cost_model;
+  std::string commit_override;
+};
+
+/// Throws std::invalid_argument with a message for bad arguments.
+Options parse_options(int argc, char** argv);
+std::string usage_text();
+std::size_t parse_bytes(const std::string& text);  // "16", "64K", "16M", "2G"
+std::string bytes_label(std::size_t bytes);         // 16, 64K, 16M, 2G
+
+struct Scale {
+  std::size_t sm_count = 1;
+  std::size_t threads_per_sm = 2048;
+  std::size_t full_threads = 256;  // resident threads of the whole device ("a full GPU")
+  std::size_t max_threads = 4096;  // no launch uses more workers than this
+  std::size_t max_heap = 256ull << 20;
+  int reps = 3;     // timed repetitions (median reported)
+  int warmups = 1;  // untimed repetitions before them
+  double clock_khz = 0;
+  [[nodiscard]] std::size_t full_blocks(std::size_t block = 256) const { return std::max<std::size_t>(1, full_threads / block); }
+};
+
+// =============================================================================================
+// Backend arrays (device memory on CUDA, host memory on the CPU backend).
+
+template <class T>
+class Array {
+ public:
+  Array() = default;
+  explicit Array(std::size_t n) : n_(n)
+  {
+    data_ = static_cast<T*>(devalloc::detail::backend::allocate(std::max<std::size_t>(1, n) * sizeof(T)));
+    zero();
+  }
+  ~Array() { devalloc::detail::backend::deallocate(data_); }
+  Array(const Array&) = delete;
+  Array& operator=(const Array&) = delete;
+  Array(Array&& o) noexcept : data_(std::exchange(o.data_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  Array& operator=(Array&& o) noexcept
+  {
+    if (this != &o) {
+      devalloc::detail::backend::deallocate(data_);
+      data_ = std::exchange(o.data_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+  [[nodiscard]] T* data() const { return data_; }
+  [[nodiscard]] std::size_t size() const { return n_; }
+  void zero() { devalloc::detail::backend::fill(data_, 0, std::max<std::size_t>(1, n_) * sizeof(T)); }
+  [[nodiscard]] std::vector<T> to_host() const
+  {
+    std::vector<T> v(n_);
+    if (n_ != 0) { devalloc::detail::backend::copy_to_host(v.data(), data_, n_ * sizeof(T)); }
+    return v;
+  }
+  [[nodiscard]] T get(std::size_t i) const
+  {
+    T v{};
+    devalloc::detail::backend::copy_to_host(&v, data_ + i, sizeof(T));
+    return v;
+  }
+  void upload(const std::vector<T>& v)
+  {
+    if (!v.empty()) { devalloc::detail::backend::copy_to_device(data_, v.data(), std::min(v.size(), n_) * sizeof(T)); }
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// =============================================================================================
+// Device-side helpers: clocks, random numbers, verification patterns, counters.
+
+/// In-kernel cycle counter: clock64() on the GPU; the time-stamp counter (x86) or nanoseconds
+/// on the CPU backend (see cycle_source()).
+DEVALLOC_DEVICE inline u64 cycles_now()
+{
+#if DEVALLOC_BACKEND_CUDA
+  return static_cast<u64>(clock64());
+#elif DEVALLOC_BENCH_HAS_RDTSC
+  return static_cast<u64>(__rdtsc());
+#else
+  return static_cast<u64>(std::chrono::steady_clock::now().time_since_epoch().count());
+#endif
+}
+
+inline const char* cycle_source()
+{
+#if DEVALLOC_BACKEND_CUDA
+  return "clock64";
+#elif DEVALLOC_BENCH_HAS_RDTSC
+  return "rdtsc";
+#else
+  return "steady_clock_ns";
+#endif
+}
+
+/// Nanoseconds of a device-wide clock (%globaltimer on the GPU, steady_clock on the CPU).
+DEVALLOC_DEVICE inline u64 timer_ns()
+{
+#if DEVALLOC_BACKEND_CUDA
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  return static_cast<u64>(
+    std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+#endif
+}
+
+/// Keeps the compiler from carrying memory contents in registers across this point.
+DEVALLOC_DEVICE inline void compiler_barrier() { asm volatile("" ::: "memory"); }
+
+DEVALLOC_HOST_DEVICE inline u64 mix64(u64 x)
+{
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+DEVALLOC_HOST_DEVICE inline u64 hash3(u64 a, u64 b, u64 c) { return mix64(a ^ mix64(b ^ mix64(c))); }
+
+/// Uniform in [0, 1).
+DEVALLOC_HOST_DEVICE inline double unit_real(u64 h) { return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0); }
+
+/// Uniform integer in [lo, hi].
+DEVALLOC_HOST_DEVICE inline std::size_t uniform_size(u64 h, std::size_t lo, std::size_t hi)
+{
+  return hi <= lo ? lo : lo + static_cast<std::size_t>(h % static_cast<u64>(hi - lo + 1));
+}
+
+/// Verification tag of one allocation: never 0.
+DEVALLOC_HOST_DEVICE inline u32 make_tag(u64 a, u64 b) { return static_cast<u32>(hash3(a, b, 0x7A67ull)) | 1u; }
+
+DEVALLOC_HOST_DEVICE inline unsigned char tag_byte(u32 tag, std::size_t j)
+{
+  return static_cast<unsigned char>((tag >> ((j & 3u) * 8u)) ^ static_cast<u32>(j * 151u));
+}
+
+/// Writes the tag into the first and the last (up to) 4 bytes of [p, p + bytes).
+DEVALLOC_DEVICE inline void stamp(void* p, std::size_t bytes, u32 tag)
+{
+  auto* b = static_cast<unsigned char*>(p);
+  const std::size_t head = bytes < 4 ? bytes : 4;
+  for (std::size_t j = 0; j < head; ++j) { b[j] = tag_byte(tag, j); }
+  for (std::size_t j = bytes > 4 ? bytes - 4 : head; j < bytes; ++j) { b[j] = tag_byte(tag, j); }
+}
+
+/// True if the bytes stamp() wrote are still there (read through volatile: not from registers).
+DEVALLOC_DEVICE inline bool stamp_ok(const void* p, std::size_t bytes, u32 tag)
+{
+  const volatile unsigned char* b = static_cast<const volatile unsigned char*>(p);
+  const std::size_t head = bytes < 4 ? bytes : 4;
+  bool ok = true;
+  for (std::size_t j = 0; j < head; ++j) { ok = ok && b[j] == tag_byte(tag, j); }
+  for (std::size_t j = bytes > 4 ? bytes - 4 : head; j < bytes; ++j) { ok = ok && b[j] == tag_byte(tag, j); }
+  return ok;
+}
+
+DEVALLOC_DEVICE inline void count_add(u64& counter, u64 n = 1)
+{
+  devalloc::detail::device_atomic<u64>(counter).fetch_add(n, devalloc::detail::memory_order_relaxed);
+}
+
+/// Misaligned pointer for an allocator that guarantees `alignment`.
+template <std::size_t Alignment>
+DEVALLOC_DEVICE inline bool misaligned(const void* p)
+{
+  return (reinterpret_cast<std::uintptr_t>(p) & (Alignment - 1)) != 0;
+}
+
+// =============================================================================================
+// Device-side deadline: workers poll it before starting an allocation; past it they skip the
+// work and the cell is reported as timed out. The clock starts with the first worker that polls.
+
+struct DeadlineState {
+  u64 start_ns;
+  u64 skipped;
+  u32 expired;
+  u32 pad;
+};
+
+struct Deadline {
+  DeadlineState* state = nullptr;
+  u64 budget_ns = ~0ull;
+
+  /// True once the kernel has run longer than the budget (marks the cell timed out).
+  DEVALLOC_DEVICE bool passed() const
+  {
+    const u64 now = timer_ns();
+    devalloc::detail::device_atomic<u64> start(state->start_ns);
+    u64 s = start.load(devalloc::detail::memory_order_relaxed);
+    if (s == 0) {
+      u64 expected = 0;
+      s = start.compare_exchange_strong(expected, now, devalloc::detail::memory_order_relaxed) ? now : expected;
+    }
+    if (now > s && now - s > budget_ns) {
+      devalloc::detail::device_atomic<u32>(state->expired).store(1u, devalloc::detail::memory_order_relaxed);
+      return true;
+    }
+    return false;
+  }
+  /// Counts one unit of work skipped because of the deadline.
+  DEVALLOC_DEVICE void skip(u64 n = 1) const { count_add(state->skipped, n); }
+};
+
+// =============================================================================================
+// Per-allocation result arrays reused by several tests.
+
+/// Allocator-side counters and per-thread state a cell reads back.
+struct Counters {
+  u64 failures;       // alloc() returned nullptr for a non-zero request
+  u64 verify_errors;  // stamp lost, misaligned pointer, wrong workload result
+  u64 allocs;         // successful allocations (where a test counts them on the device)
+  u64 frees;
+  u64 slot_full;      // a worker had no room to remember another allocation
+  u64 spare[3];
+};
+
+// =============================================================================================
+// The cost model: what one kernel of `threads` workers, each doing one alloc + free of `size`
+// bytes, costs with CUDA's built-in allocator. Measured at start-up on small thread counts and
+// extrapolated (at least linearly) so that no cell the model expects to take longer than the cell
+// budget is launched: a kernel cannot be stopped from the host, and CUDA's allocator needs more
+// than 85 s for one kernel of 2^20 threads x 1 KiB on an H100.
+
+struct CostPoint {
+  double threads = 0, size = 0, seconds = 0;
+};
+
+class CostModel {
+ public:
+  void add(CostPoint p) { points_.push_back(p); }
+  [[nodiscard]] bool empty() const { return points_.empty(); }
+  /// Seconds for one kernel in which `threads` workers (all resident) each allocate and free once.
+  [[nodiscard]] double predict(double threads, double size) const;
+  [[nodiscard]] std::string serialize() const;
+  static CostModel parse(const std::string& text);
+  [[nodiscard]] const std::vector<CostPoint>& points() const { return points_; }
+
+ private:
+  [[nodiscard]] double predict_size_series(double size, double threads) const;
+  std::vector<CostPoint> points_;
+};
+
+// =============================================================================================
+// Context: one run.
+
+struct DeviceInfo {
+  std::string name = "host CPU";
+  std::string driver = "n/a";
+  std::string runtime = "n/a";
+  std::string compute_capability = "n/a";
+  std::size_t memory_bytes = 0;
+};
+
+struct TestInfo;
+
+class Context {
+ public:
+  Context(Options options);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  Options opt;
+  Scale scale;
+  DeviceInfo device;
+  std::string commit;
+  std::vector<Record> records;
+  CostModel cost;
+  std::size_t main_heap = 0;  // size of the process-wide malloc heap (CUDA backend)
+  bool device_broken = false;
+  std::string current_test;
+
+  [[nodiscard]] bool quick() const { return !opt.full; }
+  [[nodiscard]] const char* mode() const { return opt.full ? "full" : "quick"; }
+  [[nodiscard]] bool allocator_selected(const std::string& name) const;
+  [[nodiscard]] double cell_budget_s() const;        // one kernel (device deadline)
+  [[nodiscard]] double cell_total_budget_s() const;  // all launches of one cell
+  [[nodiscard]] double pair_budget_s() const;
+  [[nodiscard]] double run_budget_s() const;
+  [[nodiscard]] double elapsed_s() const;
+
+  // Deadline for the next launch.
+  [[nodiscard]] Deadline deadline(double budget_s = -1);
+  void deadline_arm();
+  DeadlineState deadline_read();
+
+  // Per (test, allocator) spent time and series extrapolation.
+  double& pair_spent(const std::string& test, const std::string& allocator) { return pair_spent_[test + "\n" + allocator]; }
+  std::map<std::string, std::pair<double, double>> series_last;  // key -> (work, seconds)
+
+  // Child processes for CUDA's process-wide malloc heap: (test, heap bytes) to run after the test.
+  std::set<std::pair<std::string, std::size_t>> child_requests;
+  void run_children(const std::string& test);
+
+  // Progress.
+  void progress(const std::string& line, bool final = false);
+  std::size_t cells_done = 0;
+
+#if DEVALLOC_BACKEND_CUDA
+  void* event_start = nullptr;  // cudaEvent_t
+  void* event_stop = nullptr;
+#endif
+
+ private:
+  Array<DeadlineState> deadline_state_;
+  std::map<std::string, double> pair_spent_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  bool progress_tty_ = false;
+  std::size_t progress_width_ = 0;
+};
+
+// =============================================================================================
+// Timed launches.
+
+#if DEVALLOC_BACKEND_CUDA
+template <class F>
+__global__ void bench_kernel(std::size_t workers, F f)
+{
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < workers) { f(i); }
+}
+#endif
+
+#if DEVALLOC_BACKEND_CUDA
+/// `block` threads per block, or fewer where the kernel's registers allow fewer (multiple of 32).
+template <class F>
+unsigned fit_block(unsigned block)
+{
+  static int limit = 0;
+  if (limit == 0) {
+    cudaFuncAttributes attr{};
+    DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&attr, bench_kernel<F>));
+    limit = attr.maxThreadsPerBlock > 0 ? attr.maxThreadsPerBlock : 1024;
+  }
+  const unsigned fitted = std::min<unsigned>(block, static_cast<unsigned>(limit));
+  return fitted >= 32 ? fitted / 32 * 32 : fitted;
+}
+#endif
+
+struct Timing {
+  double ms = 0;          // CUDA events / steady_clock around the launch
+  bool expired = false;   // the device-side deadline passed
+  u64 skipped = 0;        // work units workers skipped past the deadline
+};
+
+double cuda_event_ms(Context& ctx);  // CUDA: elapsed between the context's events
+void cuda_record_start(Context& ctx);
+void cuda_record_stop_and_sync(Context& ctx);
+
+/// Runs f(i) for i in [0, workers), timed. Arms the deadline first (functors carry ctx.deadline()).
+template <class F>
+Timing launch_timed(Context& ctx, std::size_t workers, const F& f, unsigned block = 256)
+{
+  Timing t;
+  if (workers == 0) { return t; }
+  ctx.deadline_arm();
+#if DEVALLOC_BACKEND_CUDA
+  block = fit_block<F>(block);
+  const std::size_t blocks = (workers + block - 1) / block;
+  cuda_record_start(ctx);
+  bench_kernel<<<static_cast<unsigned>(blocks), block>>>(workers, f);
+  DEVALLOC_CUDA_TRY(cudaGetLastError());
+  cuda_record_stop_and_sync(ctx);
+  t.ms = cuda_event_ms(ctx);
+#else
+  (void)block;
+  const auto t0 = std::chrono::steady_clock::now();
+  devalloc::launch(workers, f, devalloc::launch_options{256, ctx.opt.cpu_threads});
+  t.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+#endif
+  const DeadlineState st = ctx.deadline_read();
+  t.expired = st.expired != 0;
+  t.skipped = st.skipped;
+  return t;
+}
+
+/// Untimed launch (setup, verification, cleanup): no deadline.
+template <class F>
+void launch_plain(Context& ctx, std::size_t workers, const F& f, unsigned block = 256)
+{
+  if (workers == 0) { return; }
+#if DEVALLOC_BACKEND_CUDA
+  (void)ctx;
+  block = fit_block<F>(block);
+  const std::size_t blocks = (workers + block - 1) / block;
+  bench_kernel<<<static_cast<unsigned>(blocks), block>>>(workers, f);
+  DEVALLOC_CUDA_TRY(cudaGetLastError());
+  DEVALLOC_CUDA_TRY(cudaDeviceSynchronize());
+#else
+  (void)block;
+  devalloc::launch(workers, f, devalloc::launch_options{256, ctx.opt.cpu_threads});
+#endif
+}
+
+// =============================================================================================
+// Heap leases: a fresh allocator per cell, or the process-wide one (CUDA malloc).
+
+template <class E>
+std::unique_ptr<typename E::allocator>& process_heap()
+{
+  static std::unique_ptr<typename E::allocator> heap;
+  return heap;
+}
+
+template <class E>
+class Lease {
+ public:
+  using allocator_type = typename E::allocator;
+  using handle_type = typename allocator_type::handle_type;
+
+  Lease(Context& ctx, std::size_t bytes)
+  {
+    if constexpr (has_process_wide_heap<E>) {
+      (void)bytes;
+      if (!process_heap<E>()) { process_heap<E>() = std::make_unique<allocator_type>(ctx.main_heap); }
+      a_ = process_heap<E>().get();
+      a_->reset_stats();
+    } else {
+      (void)ctx;
+      own_ = std::make_unique<allocator_type>(bytes);
+      a_ = own_.get();
+    }
+    handle_ = a_->handle();
+  }
+  [[nodiscard]] handle_type handle() const { return handle_; }
+  [[nodiscard]] allocator_type& get() { return *a_; }
+  [[nodiscard]] std::size_t heap_bytes() const { return a_->heap_bytes(); }
+  /// Between repetitions: back to an empty heap (reset() where the policy allows it; the tests
+  /// free every allocation, which is all CUDA's malloc heap allows).
+  void fresh()
+  {
+    if constexpr (!has_process_wide_heap<E> && allocator_type::traits.resettable) { a_->reset(); }
+  }
+  [[nodiscard]] devalloc::allocator_stats stats() const { return a_->stats(); }
+
+ private:
+  std::unique_ptr<allocator_type> own_;
+  allocator_type* a_ = nullptr;
+  handle_type handle_{};
+};
+
+// =============================================================================================
+// Cells: one configuration of one test for one allocator, bounded in time.
+
+struct CellSpec {
+  Record params;               // test-specific parameters (threads, size, mode, ...)
+  std::size_t heap_bytes = 0;  // heap the cell asks for
+  bool strict_heap = false;    // the heap size is a parameter of the measurement
+  // Cost estimate (CUDA's allocator only): `threads` workers per kernel, each doing
+  // `ops_per_thread` allocations of about `size` bytes, in `kernels` launches.
+  double threads = 0;
+  double size = 16;
+  double ops_per_thread = 1;
+  double kernels = 1;
+  // Series extrapolation for every allocator: cells of one series run in growing `work`.
+  std::string series;
+  double work = 0;
+};
+
+/// What a cell's body reports.
+class CellOut {
+ public:
+  explicit CellOut(Record base) : rec(std::move(base)) {}
+  /// Seconds since the cell began.
+  [[nodiscard]] double elapsed() const
+  {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  /// True (and the cell marked timed out) once the cell has used its total budget.
+  bool over_budget(const Context& ctx)
+  {
+    if (elapsed() <= ctx.cell_total_budget_s()) { return false; }
+    timed_out("cell");
+    return true;
+  }
+  Record rec;                  // the cell's main record (already holds params)
+  std::vector<Record> extra;   // further records (e.g. one per sample of a time series)
+  /// Seconds of timed launches passed through check(): what the series extrapolation scales.
+  double kernel_s = 0;
+  void timed_out(const std::string& kind) { rec.set("status", "timed_out").set("timeout_kind", kind); }
+  /// Marks the cell timed out if a launch hit the device deadline; returns that.
+  bool check(const Timing& t)
+  {
+    kernel_s += t.ms * 1e-3;
+    if (t.expired) {
+      timed_out("deadline");
+      rec.set("skipped_ops", static_cast<double>(t.skipped) + rec.num("skipped_ops", 0));
+    }
+    return t.expired;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+std::string allocator_configuration(const std::string& name);  // for meta
+Record base_record(Context& ctx, const std::string& allocator);
+/// "k=v k=v" of a cell's parameters: identifies the cell across allocators.
+std::string cell_label(const Record& params);
+
+template <class E>
+Record entry_record(Context& ctx)
+{
+  return base_record(ctx, E::name);
+}
+
+void finish_cell(Context& ctx, CellOut& out, double seconds);
+bool budget_exhausted(Context& ctx, const std::string& allocator, std::string& why);
+void note_series(Context& ctx, const std::string& key, double work, double seconds);
+double predict_series(Context& ctx, const std::string& key, double work);
+void handle_cell_error(Context& ctx, CellOut& out, const std::exception& e);
+
+/// Heap of the child process that runs a non-strict cell needing more than this process's heap.
+inline std::size_t child_heap_for(std::size_t bytes)
+{
+  std::size_t p = std::size_t{1} << 20;
+  while (p < bytes) { p <<= 1; }
+  return p;
+}
+
+/// Runs one cell for allocator E. `body(Lease<E>&, CellOut&)` measures and fills out.rec.
+template <class E, class Body>
+void run_cell(Context& ctx, CellSpec spec, Body&& body)
+{
+  if (!ctx.allocator_selected(E::name)) { return; }
+  const std::string& test = ctx.current_test;
+
+  // Where the cell runs: CUDA's malloc heap is sized once per process, so cells that need another
+  // size run in a child process started after the test (Context::run_children).
+  bool delegate = false;
+  if constexpr (has_process_wide_heap<E>) {
+    if (ctx.opt.child) {
+      const bool mine = spec.strict_heap ? spec.heap_bytes == ctx.main_heap
+                                         : spec.heap_bytes > ctx.opt.parent_heap && child_heap_for(spec.heap_bytes) == ctx.main_heap;
+      if (!mine) { return; }
+    } else {
+      delegate = spec.strict_heap ? spec.heap_bytes != ctx.main_heap : spec.heap_bytes > ctx.main_heap;
+    }
+  } else {
+    if (ctx.opt.child) { return; }
+  }
+
+  Record base = entry_record<E>(ctx);
+  for (const auto& kv : spec.params.fields()) { base.set(kv.first, kv.second); }
+  base.set("cell", cell_label(spec.params));
+  base.set("heap_bytes", has_process_wide_heap<E> && !delegate ? ctx.main_heap : spec.heap_bytes);
+  CellOut out(std::move(base));
+  out.rec.set("status", "ok");
+  const std::string series_key = test + "\n" + E::name + "\n" + spec.series;
+
+  // Ahead-of-time bound from the cost model (CUDA's allocator): no kernel expected to take longer
+  // than the cell budget is launched (it could not be stopped), nor a cell expected to take longer
+  // than its total budget. Deterministic, so a parent records it and its child stays silent.
+  double predicted_kernel = 0, predicted_total = 0;
+  if constexpr (DEVALLOC_BACKEND_CUDA && is_builtin_malloc<E>) {
+    if (!ctx.cost.empty() && spec.threads > 0) {
+      const double resident = static_cast<double>(ctx.scale.full_threads);
+      const double concurrent = std::min(spec.threads, resident);
+      const double waves = std::ceil(spec.threads / resident);
+      predicted_kernel = ctx.cost.predict(concurrent, spec.size) * std::max(1.0, spec.ops_per_thread) * waves;
+      predicted_total = predicted_kernel * std::max(1.0, spec.kernels);
+    }
+  }
+  if (predicted_kernel > ctx.cell_budget_s() || predicted_total > ctx.cell_total_budget_s()) {
+    if (ctx.opt.child) { return; }
+    out.timed_out("predicted");
+    out.rec.set("predicted_s", std::max(predicted_kernel, predicted_total)).set("cell_budget_s", ctx.cell_budget_s());
+    finish_cell(ctx, out, 0);
+    return;
+  }
+  if (delegate) {
+    ctx.child_requests.insert({test, spec.strict_heap ? spec.heap_bytes : child_heap_for(spec.heap_bytes)});
+    return;
+  }
+
+  std::string why;
+  if (ctx.device_broken) {
+    out.rec.set("status", "skipped").set("note", "an earlier CUDA error left the device unusable");
+    finish_cell(ctx, out, 0);
+    return;
+  }
+  if (budget_exhausted(ctx, E::name, why)) {
+    out.rec.set("status", "skipped_budget").set("note", why);
+    finish_cell(ctx, out, 0);
+    return;
+  }
+  // Extrapolation along the series (every allocator) and what is left of the test's budget.
+  if (!spec.series.empty() && spec.work > 0) {
+    predicted_total = std::max(predicted_total, predict_series(ctx, series_key, spec.work));
+  }
+  const double pair_left = ctx.pair_budget_s() - ctx.pair_spent(test, E::name);
+  if (predicted_total > ctx.cell_total_budget_s() || predicted_total > std::max(ctx.cell_budget_s(), pair_left)) {
+    out.timed_out("predicted");
+    out.rec.set("predicted_s", predicted_total).set("cell_budget_s", ctx.cell_budget_s());
+    finish_cell(ctx, out, 0);
+    return;
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    Lease<E> lease(ctx, spec.heap_bytes);
+    body(lease, out);
+    const devalloc::allocator_stats st = lease.stats();
+    out.rec.set("allocator_failed_allocations", st.failed_allocations);
+  } catch (const std::exception& e) {
+    handle_cell_error(ctx, out, e);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!spec.series.empty() && spec.work > 0) {
+    // A cell that hit its deadline says nothing about the next one but "longer still".
+    const double measured = out.kernel_s > 0 ? out.kernel_s : seconds;
+    const double s = out.rec.str("status") == "timed_out" ? std::max(measured, 2 * ctx.cell_total_budget_s()) : measured;
+    note_series(ctx, series_key, spec.work, s);
+  }
+  ctx.pair_spent(test, E::name) += seconds;
+  finish_cell(ctx, out, seconds);
+}
+
+/// Loops over the registry, calling f(Entry{}) for selected allocators.
+template <class F>
+void for_each_allocator(Context& ctx, F&& f)
+{
+  for_each_entry([&](auto entry) {
+    using E = decltype(entry);
+    if (ctx.allocator_selected(E::name)) { f(entry); }
+  });
+}
+
+// =============================================================================================
+// Small helpers for tests.
+
+/// Thread counts of `list` that this backend/mode allows (sorted, unique, capped).
+std::vector<std::size_t> cap_threads(const Context& ctx, std::vector<std::size_t> list);
+std::vector<std::size_t> pow2_range(std::size_t lo, std::size_t hi);  // lo, 2lo, ..., <= hi
+std::size_t round_up_pow2(std::size_t x);
+std::size_t clamp_heap(const Context& ctx, std::size_t bytes);
+inline std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+
+/// Allocation sizes and pointers copied from the device, for layout analysis.
+struct LiveAllocation {
+  std::uintptr_t address;
+  std::size_t requested;
+};
+
+/// Overlapping live allocations (each overlap counts once).
+std::size_t count_overlaps(std::vector<LiveAllocation> live);
+
+/// ScatterAlloc §3.3 eq. (1): internal fragmentation, with each region's size estimated from the
+/// address layout (see docs/bench.md): the distance to the next live allocation where that is
+/// between the padded request and twice it, else the padded request.
+double internal_fragmentation(std::vector<LiveAllocation> live, std::size_t alignment, double* region_bytes);
+
+}  // namespace devalloc_bench

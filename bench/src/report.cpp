@@ -1,0 +1,370 @@
+// bench/src/report.cpp — header, ratios against the baseline, JSON, CSV and terminal tables.
+#include "report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace devalloc_bench {
+
+namespace {
+
+std::string baseline_name()
+{
+  std::string name;
+  for_each_entry([&](auto e) {
+    if (name.empty()) { name = decltype(e)::name; }
+  });
+  return name;
+}
+
+std::string utc_stamp(const char* format)
+{
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+std::string fmt_num(double v)
+{
+  if (!std::isfinite(v)) { return "-"; }
+  char buf[32];
+  const double a = std::fabs(v);
+  if (a >= 1e9) {
+    std::snprintf(buf, sizeof buf, "%.3gG", v / 1e9);
+  } else if (a >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+  } else if (a >= 1e4) {
+    std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+  } else if (a >= 100) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else if (a >= 1) {
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  } else if (a == 0) {
+    return "0";
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+  }
+  return buf;
+}
+
+bool lower_is_better(const std::string& metric)
+{
+  return metric.find("cycles") != std::string::npos || metric.find("_ms") != std::string::npos ||
+         metric.find("us_per") != std::string::npos || metric.find("frag") != std::string::npos ||
+         metric.find("overhead") != std::string::npos || metric == "registers";
+}
+
+std::string identity(const Record& r)
+{
+  return r.str("test") + "\n" + r.str("cell") + "\n" + r.str("variant") + "\n" + r.str("sample");
+}
+
+std::string csv_field(const std::string& s)
+{
+  if (s.find_first_of(",\"\n\r") == std::string::npos) { return s; }
+  std::string out = "\"";
+  for (const char c : s) { out += c == '"' ? std::string("\"\"") : std::string(1, c); }
+  return out + "\"";
+}
+
+}  // namespace
+
+void print_header(Context& ctx, std::ostream& os)
+{
+  os << "devalloc-bench  backend: " << devalloc::backend_name() << "  mode: " << ctx.mode() << "\n";
+  os << "  device:     " << ctx.device.name;
+#if DEVALLOC_BACKEND_CUDA
+  os << " (compute " << ctx.device.compute_capability << ", " << ctx.scale.sm_count << " SMs x " << ctx.scale.threads_per_sm
+     << " threads = " << ctx.scale.full_threads << " resident threads, " << static_cast<int>(ctx.scale.clock_khz / 1000) << " MHz, "
+     << (ctx.device.memory_bytes >> 20) << " MiB)";
+#endif
+  os << "\n";
+  os << "  driver:     " << ctx.device.driver << "\n";
+  os << "  CUDA:       runtime " << ctx.device.runtime << "\n";
+  os << "  commit:     " << ctx.commit << "\n";
+  os << "  allocators:\n";
+  for_each_allocator(ctx, [&](auto e) {
+    using E = decltype(e);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "    %-13s ", E::name);
+    os << buf << E::allocator::info() << "\n";
+  });
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  budgets:    %.3g s per kernel, %.3g s per cell, %.3g s per test and allocator, %.4g s run (soft)\n",
+                ctx.cell_budget_s(), ctx.cell_total_budget_s(), ctx.pair_budget_s(), ctx.run_budget_s());
+  os << buf;
+#if DEVALLOC_BACKEND_CUDA
+  os << "  CUDA malloc heap of this process: " << bytes_label(ctx.main_heap)
+     << " (cells that need another size run in a child process)\n";
+#else
+  os << "  note:       CPU backend: workers run on "
+     << (ctx.opt.cpu_threads != 0 ? std::to_string(ctx.opt.cpu_threads) : std::string("2 x hardware"))
+     << " std::threads per launch; 'a full GPU' is " << ctx.scale.full_threads << " workers, at most " << ctx.scale.max_threads
+     << " per launch, heaps at most " << bytes_label(ctx.scale.max_heap) << "; cycles are " << cycle_source()
+     << " ticks. Figures are labelled backend=cpu and are not GPU results.\n";
+#endif
+  os << std::flush;
+}
+
+void add_baseline_ratios(Context& ctx)
+{
+  const std::string base = baseline_name();
+  std::map<std::string, std::size_t> index;
+  for (std::size_t k = 0; k < ctx.records.size(); ++k) {
+    const Record& r = ctx.records[k];
+    if (r.str("allocator") == base && r.str("status") == "ok") { index[identity(r)] = k; }
+  }
+  for (Record& r : ctx.records) {
+    if (r.str("allocator") == base || r.str("status") != "ok") { continue; }
+    const auto it = index.find(identity(r));
+    if (it == index.end()) { continue; }
+    const Record& b = ctx.records[it->second];
+    auto ratio = [&](const std::string& key, const std::string& out, bool lower_better) {
+      const double x = r.num(key), y = b.num(key);
+      if (std::isfinite(x) && std::isfinite(y) && x > 0 && y > 0) { r.set(out, lower_better ? y / x : x / y); }
+    };
+    ratio("alloc_per_s", "alloc_per_s_vs_baseline", false);
+    ratio("free_per_s", "free_per_s_vs_baseline", false);
+    if (const TestInfo* t = find_test(r.str("test"))) {
+      if (!t->metrics.empty()) {
+        ratio(t->metrics.front(), "speedup_vs_baseline", lower_is_better(t->metrics.front()));
+        r.set("speedup_metric", t->metrics.front());
+      }
+    }
+    r.set("baseline", base);
+  }
+}
+
+std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& tests)
+{
+  std::string dir = ctx.opt.out_dir;
+  if (dir.empty()) {
+    dir = std::string("out/devalloc-bench-") + devalloc::backend_name() + "-" + ctx.mode() + "-" + utc_stamp("%Y%m%d-%H%M%S");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) { throw std::runtime_error("cannot create the output directory '" + dir + "': " + ec.message()); }
+
+  // JSON
+  {
+    Record meta;
+    meta.set("tool", "devalloc-bench").set("format_version", 1).set("backend", devalloc::backend_name());
+    meta.set("mode", ctx.mode()).set("device", ctx.device.name).set("compute_capability", ctx.device.compute_capability);
+    meta.set("driver", ctx.device.driver).set("cuda_runtime", ctx.device.runtime).set("commit", ctx.commit);
+    meta.set("device_memory_bytes", ctx.device.memory_bytes).set("sm_count", ctx.scale.sm_count);
+    meta.set("threads_per_sm", ctx.scale.threads_per_sm).set("full_threads", ctx.scale.full_threads);
+    meta.set("max_threads", ctx.scale.max_threads).set("max_heap_bytes", ctx.scale.max_heap);
+    meta.set("clock_khz", ctx.scale.clock_khz).set("reps", ctx.scale.reps).set("warmups", ctx.scale.warmups);
+    meta.set("cycle_source", cycle_source()).set("seed", ctx.opt.seed).set("baseline", baseline_name());
+    meta.set("cuda_malloc_heap_bytes", DEVALLOC_BACKEND_CUDA ? Value(ctx.main_heap) : Value(nullptr));
+    meta.set("cell_budget_s", ctx.cell_budget_s()).set("cell_total_budget_s", ctx.cell_total_budget_s());
+    meta.set("pair_budget_s", ctx.pair_budget_s()).set("run_budget_s", ctx.run_budget_s());
+    meta.set("finished_utc", utc_stamp("%Y-%m-%dT%H:%M:%SZ")).set("duration_s", ctx.elapsed_s());
+    meta.set("cpu_threads_per_launch", ctx.opt.cpu_threads);
+    std::string m = meta.json();
+    m.pop_back();  // '}'
+    m += ", \"allocators\": [";
+    bool first = true;
+    for_each_allocator(ctx, [&](auto e) {
+      using E = decltype(e);
+      using A = typename E::allocator;
+      Record a;
+      a.set("name", E::name).set("description", E::description).set("configuration", A::info());
+      a.set("alignment", A::alignment).set("reuses_freed_memory", A::traits.reuses_freed_memory);
+      a.set("provides_available_slots", A::providesAvailableSlots).set("process_wide_heap", has_process_wide_heap<E>);
+      m += (first ? "" : ", ") + a.json();
+      first = false;
+    });
+    m += "], \"tests\": [";
+    first = true;
+    for (const TestInfo* t : tests) {
+      Record r;
+      r.set("name", t->name).set("source", t->source).set("description", t->description);
+      m += (first ? "" : ", ") + r.json();
+      first = false;
+    }
+    m += "], \"cost_model\": [";
+    first = true;
+    for (const CostPoint& p : ctx.cost.points()) {
+      Record r;
+      r.set("threads", p.threads).set("size", p.size).set("seconds", p.seconds);
+      m += (first ? "" : ", ") + r.json();
+      first = false;
+    }
+    m += "]}";
+    std::ofstream out(dir + "/results.json");
+    out << "{\n\"meta\": " << m << ",\n\"records\": [\n";
+    for (std::size_t k = 0; k < ctx.records.size(); ++k) {
+      out << "  " << ctx.records[k].json() << (k + 1 < ctx.records.size() ? ",\n" : "\n");
+    }
+    out << "]\n}\n";
+    if (!out) { throw std::runtime_error("cannot write " + dir + "/results.json"); }
+  }
+  // CSV: the required keys first, then every other key in order of first appearance.
+  {
+    std::vector<std::string> cols = {"test", "allocator", "backend", "device", "threads", "size", "alloc_per_s",
+                                     "free_per_s", "failures", "verify_errors", "status"};
+    std::set<std::string> seen(cols.begin(), cols.end());
+    for (const Record& r : ctx.records) {
+      for (const auto& kv : r.fields()) {
+        if (seen.insert(kv.first).second) { cols.push_back(kv.first); }
+      }
+    }
+    std::ofstream out(dir + "/results.csv");
+    for (std::size_t c = 0; c < cols.size(); ++c) { out << (c ? "," : "") << csv_field(cols[c]); }
+    out << "\n";
+    for (const Record& r : ctx.records) {
+      for (std::size_t c = 0; c < cols.size(); ++c) {
+        const Value* v = r.get(cols[c]);
+        out << (c ? "," : "") << (v != nullptr ? csv_field(v->text()) : std::string());
+      }
+      out << "\n";
+    }
+    if (!out) { throw std::runtime_error("cannot write " + dir + "/results.csv"); }
+  }
+  return dir;
+}
+
+void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::ostream& os)
+{
+  std::vector<std::string> allocators;
+  for_each_allocator(ctx, [&](auto e) { allocators.push_back(decltype(e)::name); });
+  bool any_marks = false;
+  for (const TestInfo* t : tests) {
+    std::vector<const Record*> recs;
+    bool has_summary = false;
+    for (const Record& r : ctx.records) {
+      if (r.str("test") == t->name && r.str("variant") == "summary") { has_summary = true; }
+    }
+    for (const Record& r : ctx.records) {
+      if (r.str("test") != t->name || r.str("allocator") == "-") { continue; }
+      if (has_summary && r.str("variant") == "sample") { continue; }
+      recs.push_back(&r);
+    }
+    os << "\n== " << t->name << " (" << t->source << "): " << t->metric_label << "\n";
+    if (recs.empty()) {
+      os << "   (no records)\n";
+      continue;
+    }
+    // Row keys that vary.
+    std::vector<std::string> keys;
+    for (const auto& k : t->row_keys) {
+      std::set<std::string> values;
+      for (const Record* r : recs) { values.insert(r->str(k)); }
+      if (values.size() > 1) { keys.push_back(k); }
+    }
+    std::vector<std::string> rows;
+    std::map<std::string, std::map<std::string, std::string>> cells;
+    std::map<std::string, std::vector<std::string>> row_values;
+    for (const Record* r : recs) {
+      std::string row;
+      std::vector<std::string> vals;
+      for (const auto& k : keys) {
+        std::string v = r->str(k);
+        if ((k == "heap" || k == "size") && r->get(k) != nullptr && r->get(k)->is_number() && r->num(k) >= 1024 &&
+            std::fmod(r->num(k), 1024) == 0) {
+          v = bytes_label(static_cast<std::size_t>(r->num(k)));
+        }
+        vals.push_back(v);
+        row += v + "\n";
+      }
+      if (cells.find(row) == cells.end()) {
+        rows.push_back(row);
+        row_values[row] = vals;
+      }
+      std::string text;
+      const std::string status = r->str("status");
+      if (status == "ok") {
+        for (const auto& m : t->metrics) {
+          const double v = r->num(m);
+          if (std::isfinite(v)) { text += (text.empty() ? "" : "/") + fmt_num(v); }
+        }
+        if (text.empty()) { text = "-"; }
+        if (r->num("failures", 0) > 0 && r->str("failures_expected") != "true") {
+          text += "*";
+          any_marks = true;
+        }
+        if (r->num("verify_errors", 0) > 0) {
+          text += "!";
+          any_marks = true;
+        }
+      } else if (status == "timed_out") {
+        text = "T/O";
+        any_marks = true;
+      } else if (status == "skipped_budget" || status == "skipped") {
+        text = "skip";
+        any_marks = true;
+      } else if (status == "error") {
+        text = "ERR";
+        any_marks = true;
+      } else {
+        text = status;
+      }
+      cells[row][r->str("allocator")] = text;
+    }
+    std::vector<std::string> cols;
+    for (const auto& a : allocators) {
+      for (const auto& row : rows) {
+        if (cells[row].count(a) != 0) {
+          cols.push_back(a);
+          break;
+        }
+      }
+    }
+    std::vector<std::size_t> kw(keys.size());
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      kw[k] = keys[k].size();
+      for (const auto& row : rows) { kw[k] = std::max(kw[k], row_values[row][k].size()); }
+    }
+    std::vector<std::size_t> cw(cols.size());
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      cw[c] = cols[c].size();
+      for (const auto& row : rows) {
+        const auto it = cells[row].find(cols[c]);
+        if (it != cells[row].end()) { cw[c] = std::max(cw[c], it->second.size()); }
+      }
+    }
+    auto pad = [](const std::string& s, std::size_t w, bool right) {
+      return s.size() >= w ? s : (right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' '));
+    };
+    std::string header = "   ";
+    for (std::size_t k = 0; k < keys.size(); ++k) { header += pad(keys[k], kw[k], false) + "  "; }
+    header += "|";
+    for (std::size_t c = 0; c < cols.size(); ++c) { header += " " + pad(cols[c], cw[c], true) + " |"; }
+    os << header << "\n";
+    for (const auto& row : rows) {
+      std::string line = "   ";
+      for (std::size_t k = 0; k < keys.size(); ++k) { line += pad(row_values[row][k], kw[k], false) + "  "; }
+      line += "|";
+      for (std::size_t c = 0; c < cols.size(); ++c) {
+        const auto it = cells[row].find(cols[c]);
+        line += " " + pad(it != cells[row].end() ? it->second : "", cw[c], true) + " |";
+      }
+      os << line << "\n";
+    }
+  }
+  if (any_marks) {
+    os << "\n   * failed allocations where none were expected (see 'failures')   ! verification errors   T/O timed out\n"
+          "   skip: skipped (time budget)   ERR: error (see 'error' in the JSON)\n";
+  }
+  os << std::flush;
+}
+
+bool write_child_records(Context& ctx)
+{
+  std::ofstream out(ctx.opt.child_out);
+  for (const Record& r : ctx.records) { out << r.json() << "\n"; }
+  return static_cast<bool>(out);
+}
+
+}  // namespace devalloc_bench

@@ -1,0 +1,23 @@
+// bench/src/report.hpp — output: header, JSON, CSV, terminal tables, ratios against the baseline.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "tests.hpp"
+
+namespace devalloc_bench {
+
+void print_header(Context& ctx, std::ostream& os);
+/// Adds, to every record of another allocator, its ratios against the baseline (the first
+/// registry entry, CUDA's allocator) measured in the same run for the same cell.
+void add_baseline_ratios(Context& ctx);
+/// Writes results.json and results.csv; returns the directory.
+std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& tests);
+void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::ostream& os);
+/// Child process: the records as JSON lines into --child-out.
+bool write_child_records(Context& ctx);
+
+}  // namespace devalloc_bench

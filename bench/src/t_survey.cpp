@@ -1,0 +1,260 @@
+// bench/src/t_survey.cpp
+//   survey      the usual modern comparison: 10K and 100K allocations of mixed sizes (4-64 B and
+//               512-8192 B), scaling over 2^1 ... 2^20 threads, and allocation until out of memory
+//               (utilization, including the ScatterAlloc issue's 64-byte fill)
+//   throughput  the ScatterAlloc issue: alloc and free throughput for 2^10 ... 2^20 threads x
+//               16, 64, 256, 1024, 4096 bytes, one allocation per thread, written, verified and
+//               freed; and its probability test (2^16 threads, 20 launches, 16-256 B, µs per launch)
+// Ratios against CUDA's allocator (measured in the same run) are added to every record at the end.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "kernels.hpp"
+#include "tests.hpp"
+
+namespace devalloc_bench {
+
+template <class H>
+struct OneAlloc {
+  H heap;
+  Deadline dl;
+  SizeDist sizes;
+  void** ptrs;
+  Counters* ctr;
+  DEVALLOC_DEVICE void operator()(std::size_t i) const
+  {
+    ptrs[i] = nullptr;
+    if (dl.passed()) {
+      dl.skip();
+      return;
+    }
+    const std::size_t s = sizes.at(i, 0);
+    void* p = heap.alloc(s);
+    if (p == nullptr) {
+      count_add(ctr->failures);
+      return;
+    }
+    stamp(p, s, make_tag(i, s));
+    ptrs[i] = p;
+  }
+};
+
+template <class H>
+struct VerifyOne {
+  SizeDist sizes;
+  void** ptrs;
+  Counters* ctr;
+  DEVALLOC_DEVICE void operator()(std::size_t i) const
+  {
+    void* p = ptrs[i];
+    if (p == nullptr) { return; }
+    const std::size_t s = sizes.at(i, 0);
+    if (misaligned<H::alignment>(p) || !stamp_ok(p, s, make_tag(i, s))) { count_add(ctr->verify_errors); }
+  }
+};
+
+template <class H>
+struct FreeOne {
+  H heap;
+  void** ptrs;
+  DEVALLOC_DEVICE void operator()(std::size_t i) const
+  {
+    void* p = ptrs[i];
+    if (p != nullptr) {
+      heap.dealloc(p);
+      ptrs[i] = nullptr;
+    }
+  }
+};
+
+namespace {
+
+/// One allocation per thread: alloc kernel (timed, each allocation stamped), verification kernel,
+/// free kernel (timed); repeated on a fresh heap. Layout checked for overlaps on the last rep.
+template <class E>
+void one_alloc_per_thread(Context& ctx, Lease<E>& lease, CellOut& out, std::size_t threads, SizeDist sizes)
+{
+  using H = typename E::allocator::handle_type;
+  Array<void*> ptrs(threads);
+  Array<Counters> ctr(1);
+  std::vector<double> alloc_ms, free_ms, alloc_rate, free_rate;
+  double overlaps = 0;
+  const int total = ctx.scale.warmups + ctx.scale.reps;
+  for (int r = 0; r < total; ++r) {
+    lease.fresh();
+    const Counters before = ctr.get(0);
+    const Timing ta = launch_timed(ctx, threads, OneAlloc<H>{lease.handle(), ctx.deadline(), sizes, ptrs.data(), ctr.data()});
+    const bool expired = out.check(ta);
+    launch_plain(ctx, threads, VerifyOne<H>{sizes, ptrs.data(), ctr.data()});
+    const double ok = static_cast<double>(threads) - static_cast<double>(ctr.get(0).failures - before.failures) -
+                      static_cast<double>(ta.skipped);
+    if (r == total - 1 || expired) {
+      const auto p = ptrs.to_host();
+      std::vector<LiveAllocation> live;
+      for (std::size_t i = 0; i < threads; ++i) {
+        if (p[i] != nullptr) { live.push_back({reinterpret_cast<std::uintptr_t>(p[i]), sizes.at(i, 0)}); }
+      }
+      overlaps += static_cast<double>(count_overlaps(live));
+    }
+    const Timing tf = launch_timed(ctx, threads, FreeOne<H>{lease.handle(), ptrs.data()});
+    if (expired) { break; }
+    if (r >= ctx.scale.warmups) {
+      alloc_ms.push_back(ta.ms);
+      free_ms.push_back(tf.ms);
+      if (ta.ms > 0) { alloc_rate.push_back(ok / (ta.ms * 1e-3)); }
+      if (tf.ms > 0) { free_rate.push_back(ok / (tf.ms * 1e-3)); }
+    }
+    if (out.over_budget(ctx)) { break; }
+  }
+  const Summary ar = summarize(alloc_rate), fr = summarize(free_rate);
+  out.rec.set("alloc_per_s", ar.median).set("free_per_s", fr.median);
+  put_summary(out.rec, "alloc_per_s", ar);
+  put_summary(out.rec, "free_per_s", fr);
+  put_summary(out.rec, "alloc_ms", summarize(alloc_ms));
+  put_summary(out.rec, "free_ms", summarize(free_ms));
+  out.rec.set("reps", static_cast<long long>(alloc_ms.size()));
+  const Counters c = ctr.get(0);
+  out.rec.set("failures", c.failures).set("verify_errors", static_cast<double>(c.verify_errors) + overlaps);
+}
+
+std::size_t one_alloc_heap(const Context& ctx, std::size_t threads, std::size_t max_size)
+{
+  const double need = 1.5 * static_cast<double>(threads) * static_cast<double>(max_size) + static_cast<double>(64u << 20);
+  return clamp_heap(ctx, round_up_pow2(static_cast<std::size_t>(need)));
+}
+
+struct SizeClass {
+  const char* name;
+  std::size_t lo, hi;
+};
+
+}  // namespace
+
+void test_survey(Context& ctx)
+{
+  const SizeClass small{"mixed-small", 4, 64}, large{"mixed-large", 512, 8192};
+  for_each_allocator(ctx, [&](auto entry) {
+    using E = decltype(entry);
+    // (a) 10K and 100K allocations, one per thread.
+    for (const SizeClass& sc : {small, large}) {
+      for (const std::size_t count : {std::size_t{10000}, std::size_t{100000}}) {
+        CellSpec spec;
+        spec.params.set("variant", "count").set("size_class", sc.name).set("threads", count).set("allocations", count);
+        spec.params.set("size", static_cast<double>(sc.lo + sc.hi) / 2).set("size_min", sc.lo).set("size_max", sc.hi);
+        spec.heap_bytes = one_alloc_heap(ctx, count, sc.hi);
+        spec.threads = static_cast<double>(count);
+        spec.size = static_cast<double>(sc.hi);
+        spec.kernels = 2.0 * (ctx.scale.reps + ctx.scale.warmups);
+        spec.series = std::string("count/") + sc.name;
+        spec.work = static_cast<double>(count);
+        run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
+          one_alloc_per_thread(ctx, lease, out, count, SizeDist{sc.lo, sc.hi, ctx.opt.seed});
+        });
+      }
+    }
+    // (b) scaling over 2^1 ... 2^20 threads.
+    std::vector<std::size_t> threads_list =
+      ctx.quick() ? std::vector<std::size_t>{2, 32, 1024, 32768, std::size_t{1} << 20} : pow2_range(2, std::size_t{1} << 20);
+    threads_list = cap_threads(ctx, threads_list);
+    std::vector<SizeClass> classes = {small};
+    if (!ctx.quick()) { classes.push_back(large); }
+    for (const SizeClass& sc : classes) {
+      for (const std::size_t threads : threads_list) {
+        CellSpec spec;
+        spec.params.set("variant", "scaling").set("size_class", sc.name).set("threads", threads);
+        spec.params.set("size", static_cast<double>(sc.lo + sc.hi) / 2).set("size_min", sc.lo).set("size_max", sc.hi);
+        spec.heap_bytes = one_alloc_heap(ctx, threads, sc.hi);
+        spec.threads = static_cast<double>(threads);
+        spec.size = static_cast<double>(sc.hi);
+        spec.kernels = 2.0 * (ctx.scale.reps + ctx.scale.warmups);
+        spec.series = std::string("scaling/") + sc.name;
+        spec.work = static_cast<double>(threads);
+        run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
+          one_alloc_per_thread(ctx, lease, out, threads, SizeDist{sc.lo, sc.hi, ctx.opt.seed});
+        });
+      }
+    }
+    // (c) allocation until out of memory: utilization of a small heap.
+    struct FillCase {
+      const char* name;
+      std::size_t lo, hi;
+    };
+    std::vector<FillCase> fills = {{"64", 64, 64}, {"1024", 1024, 1024}, {"mixed-small", 4, 64}};
+    if (!ctx.quick()) {
+      fills.push_back({"16", 16, 16});
+      fills.push_back({"mixed-large", 512, 8192});
+    }
+    const std::vector<std::size_t> heaps = ctx.quick() ? std::vector<std::size_t>{16u << 20}
+                                                       : std::vector<std::size_t>{16u << 20, 64u << 20};
+    const std::size_t fill_threads = std::min<std::size_t>(DEVALLOC_BACKEND_CUDA ? 4096 : 256, ctx.scale.max_threads);
+    for (const std::size_t heap : heaps) {
+      for (const FillCase& fc : fills) {
+        CellSpec spec;
+        spec.params.set("variant", "oom").set("size_class", fc.name).set("threads", fill_threads);
+        spec.params.set("size", static_cast<double>(fc.lo + fc.hi) / 2).set("size_min", fc.lo).set("size_max", fc.hi);
+        spec.params.set("heap", heap);
+        spec.heap_bytes = heap;
+        spec.strict_heap = true;
+        spec.threads = static_cast<double>(fill_threads);
+        spec.size = static_cast<double>(fc.hi);
+        spec.ops_per_thread = static_cast<double>(heap) / (0.5 * static_cast<double>(fc.lo + fc.hi)) / static_cast<double>(fill_threads);
+        spec.kernels = 2;
+        run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
+          const FillResult f = fill_until_oom(ctx, lease, fill_threads, SizeDist{fc.lo, fc.hi, ctx.opt.seed});
+          if (f.expired) { out.timed_out("deadline"); }
+          out.rec.set("allocations", f.allocs).set("allocated_bytes", f.bytes);
+          out.rec.set("utilization", f.bytes / static_cast<double>(lease.heap_bytes()));
+          out.rec.set("fill_ms", f.fill_ms).set("free_ms", f.free_ms);
+          if (f.fill_ms > 0) { out.rec.set("alloc_per_s", static_cast<double>(f.allocs) / (f.fill_ms * 1e-3)); }
+          if (f.free_ms > 0) { out.rec.set("free_per_s", static_cast<double>(f.allocs) / (f.free_ms * 1e-3)); }
+          // Every worker stops at its first failure: one failure per worker is the expected end.
+          out.rec.set("failures", f.failures).set("verify_errors", f.verify_errors).set("slot_full", f.slot_full);
+          out.rec.set("failures_expected", true);
+        });
+      }
+    }
+  });
+}
+
+void test_throughput(Context& ctx)
+{
+  std::vector<std::size_t> threads_list = ctx.quick() ? std::vector<std::size_t>{1u << 10, 1u << 13, 1u << 16, 1u << 18, 1u << 20}
+                                                      : pow2_range(1u << 10, 1u << 20);
+  threads_list = cap_threads(ctx, threads_list);
+  const std::vector<std::size_t> sizes = {16, 64, 256, 1024, 4096};
+  for_each_allocator(ctx, [&](auto entry) {
+    using E = decltype(entry);
+    for (const std::size_t size : sizes) {
+      for (const std::size_t threads : threads_list) {
+        CellSpec spec;
+        spec.params.set("variant", "one-per-thread").set("threads", threads).set("size", size);
+        spec.heap_bytes = one_alloc_heap(ctx, threads, size);
+        spec.threads = static_cast<double>(threads);
+        spec.size = static_cast<double>(size);
+        spec.kernels = 2.0 * (ctx.scale.reps + ctx.scale.warmups);
+        spec.series = "size=" + std::to_string(size);
+        spec.work = static_cast<double>(threads);
+        run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
+          one_alloc_per_thread(ctx, lease, out, threads, SizeDist{size, size});
+        });
+      }
+    }
+    // The issue's probability test: 2^16 threads (each allocating), 20 launches, 16-256 B.
+    const std::size_t threads = std::min<std::size_t>(1u << 16, ctx.scale.max_threads);
+    CellSpec spec;
+    spec.params.set("variant", "probability").set("threads", threads).set("size", 136).set("size_min", 16).set("size_max", 256);
+    spec.params.set("launches", 20);
+    spec.heap_bytes = one_alloc_heap(ctx, threads, 256);
+    spec.threads = static_cast<double>(threads);
+    spec.size = 256;
+    spec.kernels = 20.0 * (ctx.scale.reps + ctx.scale.warmups);
+    run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
+      run_prob_sequence(ctx, lease, out, threads, 1, SizeDist{16, 256}, 20);
+    });
+  });
+}
+
+}  // namespace devalloc_bench
