@@ -9,7 +9,9 @@
 #include "allocator.hpp"
 #include "creation/atomic_bump.hpp"
 #include "creation/device_malloc.hpp"
+#include "creation/scatter.hpp"
 #include "distribution/noop.hpp"
+#include "distribution/xmalloc_simd.hpp"
 #include "oom/return_null.hpp"
 #include "oom/trap.hpp"
 #include "reserve_pool/cuda_malloc.hpp"
@@ -35,5 +37,15 @@ using bump_in_user_memory = Allocator<creation::AtomicBump, distribution::Noop, 
 /// AtomicBump that stops the kernel with a message instead of returning nullptr.
 using bump_or_trap = Allocator<creation::AtomicBump, distribution::Noop, oom::Trap, reserve_pool::CudaMalloc,
                                alignment::Shrink<16>>;
+
+/// ScatterAlloc (creation::Scatter, default configuration): hashed pages with bitfields, reuse of
+/// freed chunks, fully freed pages reset. The general-purpose choice for many small requests.
+using scatter = Allocator<creation::Scatter<>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                          alignment::Shrink<16>>;
+
+/// ScatterAlloc with XMallocSIMD: the small requests of the lanes that call together are served
+/// by one allocation (fewer atomics; a shared chunk is freed when all its lanes have freed theirs).
+using scatter_simd = Allocator<creation::Scatter<>, distribution::XMallocSIMD<>, oom::ReturnNull,
+                               reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 }  // namespace devalloc::presets

@@ -11,9 +11,10 @@
 //     full.
 //   * bitfield_release — free line 8: clear one bit.
 //
-// Memory order: the bit operations are relaxed. Whoever uses them must order them through another
-// word (Scatter: the page's fill count, acquired before a claim and released after a release), so
-// that a bit cleared by a free is visible to the next claim that was admitted by that free.
+// Memory order: a release clears its bit with release order and a claim takes its bit with acquire
+// order, so whoever wins a bit that a free cleared also sees everything the freeing worker wrote
+// into that chunk before (the chunk's data is handed over through the bit, whatever else orders
+// the two workers). Scatter additionally orders the bit operations through the page's fill count.
 #pragma once
 
 #include <cstdint>
@@ -52,14 +53,14 @@ struct bit_claim {
 /// (ScatterAlloc §6.1, tryUsePage lines 7-19). Lock-free: each failed atomicOr tells exactly which
 /// bits were taken, and the next try goes to a bit that was free at that moment. Gives up (returns
 /// spot == spots) only when the value returned by an atomicOr shows every spot in use.
-/// Scope: device; order: relaxed (see the file comment).
+/// Scope: device; order: acquire (pairs with bitfield_release).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& word, unsigned start, unsigned spots) noexcept
 {
   device_atomic<std::uint32_t> field(word);
   unsigned spot = start % spots;
   for (;;) {
     const std::uint32_t bit = std::uint32_t{1} << spot;
-    const std::uint32_t old = field.fetch_or(bit, memory_order_relaxed);
+    const std::uint32_t old = field.fetch_or(bit, memory_order_acquire);
     if ((old & bit) == 0) { return {spot, old | bit}; }
     spot = next_free_bit(old, spot, spots);
     if (spot == spots) { return {spots, old}; }
@@ -67,10 +68,11 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& wor
 }
 
 /// Clears bit `spot` of `word` and returns the value before (ScatterAlloc §6.2, free line 8).
-/// Scope: device; order: relaxed (the caller releases through the fill count afterwards).
+/// Scope: device; order: release (the freeing worker's writes to the chunk happen before the next
+/// claim of this bit).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t bitfield_release(std::uint32_t& word, unsigned spot) noexcept
 {
-  return device_atomic<std::uint32_t>(word).fetch_and(~(std::uint32_t{1} << spot), memory_order_relaxed);
+  return device_atomic<std::uint32_t>(word).fetch_and(~(std::uint32_t{1} << spot), memory_order_release);
 }
 
 }  // namespace devalloc::detail

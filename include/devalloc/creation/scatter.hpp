@@ -1,0 +1,1093 @@
+// devalloc/creation/scatter.hpp
+//
+// CreationPolicy `Scatter<Config>`: ScatterAlloc (Steinberger et al. 2012, §5 and §6) as the
+// mallocMC thesis (Eckert 2014, §4.3.5) turned it into a creation policy, with the thesis' bug fixes
+// (§5.4) and getAvailableSlots. docs/scatter.md describes the page protocol and its invariants.
+//
+// Layout of the pool (every structure lives inside it; the policy object only holds pointers):
+//
+//   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
+//   [region counters: 4 B x regions][pad to 256][page 0][page 1] ... [page pages-1]
+//
+//   * Pages (§5.2) of Config::pagesize bytes. A page is free (chunk size 0), split into equal
+//     chunks of one size (<= pagesize, a multiple of 16), or part of a multi-page chunk (§6.3).
+//   * The page usage table (§5.2) of a page is its 64-bit state = (chunk size << 32 | fill count)
+//     plus a 32-bit bitfield. Chunk size and fill count share one word so that "the chunk size may
+//     only change while the count is zero" is a single compare-and-swap (see "protocol" below).
+//   * Up to 32 chunks: the bitfield marks used chunks. Smaller chunks (thesis §4.3.5, fig. 2.5):
+//     the page holds segments of 32 chunks plus "additional" chunks; each segment's 32-bit bitfield
+//     sits at the end of the page (segment s at page end - 4 (s + 1)), and the bitfield in the table
+//     marks segments that are (believed to be) full. Up to 32 x 32 = 1024 chunks per page.
+//   * Super blocks ("access blocks", §5.1/§5.4): consecutive runs of pages_per_block() pages
+//     (Config::accessblocksize bytes, clamped to the heap; the last one may be shorter).
+//     Allocation starts in the active super block and moves the active pointer forward when that
+//     block cannot serve it; frees in other blocks reactivate them with a probability that grows
+//     with the free space of the freed page's region.
+//   * Regions (§5.4) of Config::regionsize pages (never straddling super blocks) count their full
+//     pages; the search skips regions that are more than 90 % full.
+//   * All super blocks' metadata sits in one array in front of the pages, so pages of consecutive
+//     super blocks are adjacent and a multi-page chunk may span super blocks: requests larger than
+//     a page search consecutive free pages from the end of the heap (thesis fig. 2.3), which lets
+//     one allocation take (almost) the whole heap.
+//
+// Protocol (the invariants are stated and tested in docs/scatter.md / tests/scatter):
+//   reserve   fetch_add(state, 1): the page had room iff the returned chunk size is the one we
+//             expected and the returned count is below its chunk count (§6.1 tryUsePage line 2).
+//             A failed reservation is given back with fetch_sub (a "transient" +1).
+//   claim     a free page is opened with CAS(state, 0 -> (size, LOCK)); while the count holds
+//             LOCK (> any chunk count) nobody else can reserve on it, the owner zeroes its
+//             bitfields, then subtracts LOCK - 1 and keeps one reservation (§6.1 lines 16-22).
+//   spot      with a reservation held, a bit is won by atomicOr from the lane id with the
+//             find-next-free-bit step (§6.1 lines 7-19; detail/bitfield.hpp).
+//   free      clear the bit, then fetch_sub(state, 1) (release). Whoever takes the count from 1
+//             to 0 (a free or a transient's give-back) tries CAS((size, 0) -> 0) when
+//             Config::resetfreedpages: the page becomes free again unless someone reserved in the
+//             meantime, who then does the same when it leaves. This is the paper's lock-by-count
+//             reset (§6.2 free lines 10-16) done in one step, and no page keeps a stale chunk size.
+//
+// Configuration (thesis §4.3.7): derive from ScatterConfig and override members, e.g.
+//   struct MyConfig : devalloc::creation::ScatterConfig { static constexpr std::uint32_t pagesize = 1024; };
+// or change a default for a whole build with -DDEVALLOC_SCATTER_<NAME>=<value> (names below).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../detail/atomic.hpp"
+#include "../detail/backend.hpp"
+#include "../detail/bitfield.hpp"
+#include "../detail/hash.hpp"
+#include "../detail/platform.hpp"
+#include "../detail/pool.hpp"
+#include "../detail/traits.hpp"
+#include "../detail/warp.hpp"
+#include "../error.hpp"
+
+/// Bytes per page (§5.2). A multiple of 256 in 256..2^30.
+#ifndef DEVALLOC_SCATTER_PAGESIZE
+#define DEVALLOC_SCATTER_PAGESIZE 4096
+#endif
+/// Bytes per super block / access block (§5.1). Clamped to the heap; need not divide it.
+#ifndef DEVALLOC_SCATTER_ACCESSBLOCKSIZE
+#define DEVALLOC_SCATTER_ACCESSBLOCKSIZE (2ull << 30)
+#endif
+/// Pages per region (§5.4).
+#ifndef DEVALLOC_SCATTER_REGIONSIZE
+#define DEVALLOC_SCATTER_REGIONSIZE 16
+#endif
+/// A request of S bytes may take a chunk of up to S x wastefactor bytes (§6.1 alloc line 3).
+#ifndef DEVALLOC_SCATTER_WASTEFACTOR
+#define DEVALLOC_SCATTER_WASTEFACTOR 2
+#endif
+/// 1: a page whose last chunk is freed forgets its chunk size (§6.2). 0: it keeps it for ever.
+#ifndef DEVALLOC_SCATTER_RESETFREEDPAGES
+#define DEVALLOC_SCATTER_RESETFREEDPAGES 1
+#endif
+/// k_S of eq. (3) (§5.3, §8: 38183).
+#ifndef DEVALLOC_SCATTER_HASH_K_SIZE
+#define DEVALLOC_SCATTER_HASH_K_SIZE 38183
+#endif
+/// k_mp of eq. (3) (§5.3, §8: 17497).
+#ifndef DEVALLOC_SCATTER_HASH_K_MP
+#define DEVALLOC_SCATTER_HASH_K_MP 17497
+#endif
+/// 1: add the warp term to eq. (3) (see ScatterConfig::hash_warp_term). 0: the paper's hash.
+#ifndef DEVALLOC_SCATTER_HASH_WARP_TERM
+#define DEVALLOC_SCATTER_HASH_WARP_TERM 1
+#endif
+
+namespace devalloc::creation {
+
+/// Default configuration of Scatter (the thesis' "HeapProperties"). Derive and override.
+struct ScatterConfig {
+  /// Bytes per page. Requests up to this size share pages; larger ones take consecutive pages.
+  static constexpr std::uint32_t pagesize = DEVALLOC_SCATTER_PAGESIZE;
+  /// Bytes per super block ("access block"). Larger than the heap: one super block.
+  static constexpr unsigned long long accessblocksize = DEVALLOC_SCATTER_ACCESSBLOCKSIZE;
+  /// Pages per region (the unit of the 90 % fill check).
+  static constexpr std::uint32_t regionsize = DEVALLOC_SCATTER_REGIONSIZE;
+  /// A request may use a chunk up to this factor larger than itself.
+  static constexpr std::uint32_t wastefactor = DEVALLOC_SCATTER_WASTEFACTOR;
+  /// Reset the chunk size of fully freed pages (needed for exact refills with other sizes).
+  static constexpr bool resetfreedpages = DEVALLOC_SCATTER_RESETFREEDPAGES != 0;
+  /// Hash factors of eq. (3): page = (S k_S + mp k_mp [+ warp term]) mod pages per super block.
+  static constexpr std::uint32_t hash_k_size = DEVALLOC_SCATTER_HASH_K_SIZE;
+  static constexpr std::uint32_t hash_k_mp = DEVALLOC_SCATTER_HASH_K_MP;
+  /// Warp term (not in the paper): eq. (3) sends all same-size requests of one multiprocessor to
+  /// the same page, where thousands of threads then queue on one fill counter. With the term, the
+  /// warps of the grid are tiled over consecutive page groups: warp w starts at page group
+  /// w / (warps per page) and its lanes spread over ceil(32 / chunks per page) pages, lane l on
+  /// page l / min(32, chunks per page). False: eq. (3) exactly.
+  static constexpr bool hash_warp_term = DEVALLOC_SCATTER_HASH_WARP_TERM != 0;
+};
+
+template <class Config = ScatterConfig>
+class Scatter {
+ public:
+  using config = Config;
+
+  static constexpr std::uint32_t pagesize = Config::pagesize;
+  static constexpr unsigned long long accessblocksize = Config::accessblocksize;
+  static constexpr std::uint32_t regionsize = Config::regionsize;
+  static constexpr std::uint32_t wastefactor = Config::wastefactor;
+  static constexpr bool resetfreedpages = Config::resetfreedpages;
+
+  static_assert(pagesize >= 256 && pagesize % 256 == 0 && pagesize <= (1u << 30),
+                "Scatter: pagesize must be a multiple of 256 between 256 and 2^30 bytes; change Config::pagesize "
+                "or -DDEVALLOC_SCATTER_PAGESIZE");
+  static_assert(accessblocksize >= 1, "Scatter: accessblocksize must be at least 1 byte (it is rounded up to one page)");
+  static_assert(regionsize >= 1 && regionsize <= (1u << 20),
+                "Scatter: regionsize must be between 1 and 2^20 pages; change Config::regionsize or "
+                "-DDEVALLOC_SCATTER_REGIONSIZE");
+  static_assert(wastefactor >= 1 && wastefactor <= 1024,
+                "Scatter: wastefactor must be between 1 and 1024; change Config::wastefactor or "
+                "-DDEVALLOC_SCATTER_WASTEFACTOR");
+
+  /// Granule of chunk sizes: every request is rounded up to a multiple of it, so every pointer is
+  /// at least 16-byte aligned.
+  static constexpr std::uint32_t min_chunk = 16;
+  /// Chunk sizes below this use the hierarchical (two-level) page layout (thesis §4.3.5).
+  static constexpr std::uint32_t hierarchy_threshold = (pagesize - 2 * sizeof(std::uint32_t)) / 33;
+  /// Most pages one heap can have (page indices are 32-bit; byte offsets are 64-bit).
+  static constexpr std::uint32_t max_pages = 1u << 31;
+
+  static constexpr creation_traits traits{
+    /*reuses_freed_memory*/ true, /*exact_refill*/ resetfreedpages, /*checks_ownership*/ true,
+    /*provides_available_slots*/ true, /*natural_alignment*/ min_chunk, /*needs_pool*/ true,
+    /*resettable*/ true};
+
+  /// How a page is split for one chunk size (thesis §4.3.5, countFreeChunksInPage).
+  struct page_layout {
+    std::uint32_t spots = 0;          ///< chunks on the page
+    std::uint32_t full_segments = 0;  ///< hierarchical: segments of 32 chunks
+    std::uint32_t additional = 0;     ///< hierarchical: chunks in the last, partial segment
+    bool hierarchical = false;
+
+    DEVALLOC_HOST_DEVICE constexpr std::uint32_t segments() const noexcept { return full_segments + (additional != 0); }
+    DEVALLOC_HOST_DEVICE constexpr std::uint32_t segment_spots(std::uint32_t s) const noexcept
+    {
+      return s < full_segments ? 32u : additional;
+    }
+  };
+
+  /// Layout of a page split into chunks of `chunk` bytes (16 <= chunk <= pagesize).
+  /// Flat (chunk > hierarchy_threshold): min(pagesize / chunk, 32) chunks. Hierarchical: segments
+  /// of 32 chunks + one 4-byte bitfield each, then as many additional chunks as fit beside one more
+  /// bitfield; at most 32 segments.
+  DEVALLOC_HOST_DEVICE static constexpr page_layout layout_of(std::uint32_t chunk) noexcept
+  {
+    page_layout layout{};
+    if (chunk > hierarchy_threshold) {
+      const std::uint32_t n = pagesize / chunk;
+      layout.spots = n < 32u ? n : 32u;
+      return layout;
+    }
+    layout.hierarchical = true;
+    const std::uint32_t segment_bytes = chunk * 32u + 4u;  // < 2^30: chunk <= pagesize / 33
+    std::uint32_t full = pagesize / segment_bytes;
+    if (full >= 32u) {
+      layout.full_segments = 32u;
+      layout.spots = 1024u;
+      return layout;
+    }
+    const std::uint32_t rest = pagesize - full * segment_bytes;
+    const std::uint32_t additional = rest >= chunk + 4u ? (rest - 4u) / chunk : 0u;  // < 32
+    layout.full_segments = full;
+    layout.additional = additional;
+    layout.spots = full * 32u + additional;
+    return layout;
+  }
+
+  /// Where the pool's bytes go (host). pages == 0: the pool is too small.
+  struct geometry {
+    std::size_t meta_offset = 0;      ///< header: from pool start
+    std::size_t meta_bytes = 0;       ///< header + tables, up to the first page
+    std::size_t states_offset = 0;
+    std::size_t bitmasks_offset = 0;
+    std::size_t regions_offset = 0;
+    std::size_t data_offset = 0;      ///< first page, 256-byte aligned
+    std::uint32_t pages = 0;
+    std::uint32_t pages_per_block = 0;
+    std::uint32_t blocks = 0;
+    std::uint32_t region_pages = 0;   ///< pages per region (<= regionsize, divides pages_per_block)
+    std::uint32_t regions = 0;
+  };
+
+  /// Host. Splits `bytes` bytes at address `base` into metadata and as many pages as fit.
+  /// A super block larger than the heap becomes one super block of all pages; a heap that does
+  /// not divide into super blocks gets a shorter last one. 64-bit arithmetic throughout.
+  static geometry plan(std::uintptr_t base, std::size_t bytes) noexcept
+  {
+    geometry g{};
+    const std::uintptr_t meta = align_up(base, 256);
+    if (meta < base || meta - base >= bytes) { return g; }
+    const std::size_t available = bytes - (meta - base);
+    // Largest page count whose layout fits (binary search; the fit is monotonic in the count).
+    std::size_t hi = available / (std::size_t{pagesize} + 12u) + 1u;  // does not fit
+    if (hi > max_pages + std::size_t{1}) { hi = max_pages + std::size_t{1}; }
+    std::size_t lo = 0;  // fits (trivially)
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (layout_for(static_cast<std::uint32_t>(mid), meta).end - meta <= available) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo == 0) { return g; }
+    const planned p = layout_for(static_cast<std::uint32_t>(lo), meta);
+    g.meta_offset = meta - base;
+    g.states_offset = p.states - base;
+    g.bitmasks_offset = p.bitmasks - base;
+    g.regions_offset = p.regions - base;
+    g.data_offset = p.data - base;
+    g.meta_bytes = p.data - meta;
+    g.pages = static_cast<std::uint32_t>(lo);
+    g.pages_per_block = p.pages_per_block;
+    g.blocks = p.blocks;
+    g.region_pages = p.region_pages;
+    g.regions = p.regions_count;
+    return g;
+  }
+
+  /// Smallest pool (in bytes, from a 256-aligned address) that holds one page.
+  static constexpr std::size_t min_pool_bytes = 256 + 256 + 16 + 255 + pagesize;
+
+  Scatter() = default;
+
+  // ---------------------------------------------------------------------------------------------
+  // Host interface
+
+  /// Host. Sets up the heap in `pool` (thesis initHeap): plans the layout, zeroes all metadata.
+  /// Throws devalloc::error if the pool cannot hold one page and its metadata.
+  static Scatter init_heap(pool_span pool)
+  {
+    if (pool.data == nullptr) { detail::throw_error("Scatter: the pool is empty (no memory was reserved)"); }
+    const geometry g = plan(reinterpret_cast<std::uintptr_t>(pool.data), pool.bytes);
+    if (g.pages == 0) {
+      detail::throw_error("Scatter: a heap of " + std::to_string(pool.bytes) + " bytes cannot hold one page of " +
+                          std::to_string(pagesize) + " bytes plus metadata; use a heap of at least " +
+                          std::to_string(min_pool_bytes) + " bytes or a smaller pagesize (Config::pagesize / "
+                          "-DDEVALLOC_SCATTER_PAGESIZE)");
+    }
+    char* base = static_cast<char*>(pool.data);
+    Scatter heap;
+    heap.active_block_ = reinterpret_cast<std::uint32_t*>(base + g.meta_offset);
+    heap.states_ = reinterpret_cast<std::uint64_t*>(base + g.states_offset);
+    heap.bitmasks_ = reinterpret_cast<std::uint32_t*>(base + g.bitmasks_offset);
+    heap.regions_ = reinterpret_cast<std::uint32_t*>(base + g.regions_offset);
+    heap.data_ = base + g.data_offset;
+    heap.data_end_ = heap.data_ + static_cast<std::size_t>(g.pages) * pagesize;
+    heap.meta_bytes_ = g.meta_bytes;
+    heap.pages_ = g.pages;
+    heap.pages_per_block_ = g.pages_per_block;
+    heap.blocks_ = g.blocks;
+    heap.region_pages_ = g.region_pages;
+    heap.regions_count_ = g.regions;
+    heap.finalize_heap();
+    return heap;
+  }
+
+  /// Host. Frees every allocation (thesis finalizeHeap; Allocator::reset()): zeroes the page
+  /// states, bitfields, region counters and the active super block. In-page bitfields are
+  /// rewritten when a page is next claimed. No kernel may be running on the heap.
+  void finalize_heap()
+  {
+    if (active_block_ != nullptr) { detail::backend::fill(active_block_, 0, meta_bytes_); }
+  }
+
+  /// Host. All structures live in the pool: nothing to release.
+  void release() noexcept {}
+
+  static std::string classname()
+  {
+    return "Scatter<pagesize=" + std::to_string(pagesize) + ", accessblocksize=" + std::to_string(accessblocksize) +
+           ", regionsize=" + std::to_string(regionsize) + ", wastefactor=" + std::to_string(wastefactor) +
+           ", resetfreedpages=" + std::to_string(resetfreedpages ? 1 : 0) +
+           ", k_S=" + std::to_string(Config::hash_k_size) + ", k_mp=" + std::to_string(Config::hash_k_mp) +
+           ", hash_warp_term=" + std::to_string(Config::hash_warp_term ? 1 : 0) + ">";
+  }
+
+  // Geometry of this heap (host and device).
+  DEVALLOC_HOST_DEVICE std::uint32_t page_count() const noexcept { return pages_; }
+  DEVALLOC_HOST_DEVICE std::uint32_t pages_per_block() const noexcept { return pages_per_block_; }
+  DEVALLOC_HOST_DEVICE std::uint32_t block_count() const noexcept { return blocks_; }
+  DEVALLOC_HOST_DEVICE std::uint32_t region_pages() const noexcept { return region_pages_; }
+  DEVALLOC_HOST_DEVICE std::uint32_t region_count() const noexcept { return regions_count_; }
+  /// Bytes of the page area: the largest request that can succeed.
+  DEVALLOC_HOST_DEVICE std::size_t data_bytes() const noexcept { return static_cast<std::size_t>(data_end_ - data_); }
+  DEVALLOC_HOST_DEVICE const char* data_begin() const noexcept { return data_; }
+
+  /// True iff `p` points into the page area (foreign pointers are then reported by the host
+  /// class instead of being freed).
+  DEVALLOC_HOST_DEVICE bool owns(const void* p) const noexcept
+  {
+    const char* c = static_cast<const char*>(p);
+    return c >= data_ && c < data_end_;
+  }
+
+  /// Host. Slots of `slot_bytes` that could still be allocated (thesis §4.3.5 getAvailableSlots,
+  /// host variant): copies the page states and counts like the device variant. No kernel may
+  /// change the heap meanwhile.
+  std::size_t available_slots_host(std::size_t slot_bytes) const
+  {
+    if (slot_bytes == 0 || pages_ == 0) { return 0; }
+    std::vector<std::uint64_t> states(pages_);
+    detail::backend::copy_to_host(states.data(), states_, states.size() * sizeof(std::uint64_t));
+    if (slot_bytes > pagesize) {
+      const std::uint64_t need = pages_needed(slot_bytes);
+      if (need > pages_) { return 0; }
+      const run_summary r = summarize_runs(states.data(), 0, pages_, need);
+      return static_cast<std::size_t>(r.all_free ? r.head / need : r.head / need + r.inner + r.tail / need);
+    }
+    return static_cast<std::size_t>(count_free_chunks(states.data(), 0, 1, round_size(slot_bytes)));
+  }
+
+  /// One page's usage table entry, as read by page_host().
+  struct page_view {
+    std::uint32_t chunk = 0;  ///< 0 free, 1..pagesize chunk size, large_chunk part of a multi-page chunk
+    std::uint32_t count = 0;  ///< fill count (large pages: the lock value)
+    std::uint32_t bits = 0;   ///< usage bitfield / segment-full hints / page count of a multi-page chunk
+  };
+
+  /// Host. The usage table entry of page `page` (for tests and debugging).
+  page_view page_host(std::uint32_t page) const
+  {
+    std::uint64_t state = 0;
+    std::uint32_t bits = 0;
+    detail::backend::copy_to_host(&state, states_ + page, sizeof(state));
+    detail::backend::copy_to_host(&bits, bitmasks_ + page, sizeof(bits));
+    return {chunk_of(state), count_of(state), bits};
+  }
+
+  /// Host. The active super block (where allocations start searching).
+  std::uint32_t active_block_host() const
+  {
+    std::uint32_t active = 0;
+    detail::backend::copy_to_host(&active, active_block_, sizeof(active));
+    return active;
+  }
+
+  /// Host. Index of the page holding `p` (p must satisfy owns()).
+  DEVALLOC_HOST_DEVICE std::uint32_t page_of(const void* p) const noexcept
+  {
+    return static_cast<std::uint32_t>(static_cast<std::size_t>(static_cast<const char*>(p) - data_) / pagesize);
+  }
+
+  /// Host. Checks every invariant of docs/scatter.md that must hold while no kernel runs on the
+  /// heap. Returns "" when all hold, else a description of the first violations found.
+  std::string check_invariants_host() const
+  {
+    std::vector<std::uint64_t> states(pages_);
+    std::vector<std::uint32_t> bits(pages_);
+    std::vector<std::uint32_t> regions(regions_count_);
+    std::uint32_t active = 0;
+    detail::backend::copy_to_host(states.data(), states_, states.size() * sizeof(std::uint64_t));
+    detail::backend::copy_to_host(bits.data(), bitmasks_, bits.size() * sizeof(std::uint32_t));
+    detail::backend::copy_to_host(regions.data(), regions_, regions.size() * sizeof(std::uint32_t));
+    detail::backend::copy_to_host(&active, active_block_, sizeof(active));
+    std::string errors;
+    int reported = 0;
+    auto fail = [&](const std::string& what) {
+      if (reported++ < 8) { errors += what + "\n"; }
+    };
+    if (active >= blocks_) { fail("active super block " + std::to_string(active) + " >= " + std::to_string(blocks_)); }
+    std::vector<std::uint32_t> full_pages(regions_count_, 0);
+    for (std::uint32_t page = 0; page < pages_; ++page) {
+      const std::uint32_t chunk = chunk_of(states[page]);
+      const std::uint32_t count = count_of(states[page]);
+      const std::string where = "page " + std::to_string(page) + ": ";
+      if (chunk == 0) {
+        if (count != 0) { fail(where + "free page with fill count " + std::to_string(count)); }
+        continue;
+      }
+      if (chunk == large_chunk) {
+        const std::uint32_t run = bits[page];
+        if (run == 0 || run > pages_ - page) {
+          fail(where + "multi-page chunk with page count " + std::to_string(run));
+          continue;
+        }
+        for (std::uint32_t k = 0; k < run; ++k) {
+          if (states[page + k] != large_state) { fail(where + "multi-page chunk: page +" + std::to_string(k) + " not reserved"); }
+          if (k != 0 && bits[page + k] != 0) { fail(where + "multi-page chunk: inner page with a page count"); }
+          ++full_pages[(page + k) / region_pages_];
+        }
+        page += run - 1;
+        continue;
+      }
+      if (chunk > pagesize || chunk % min_chunk != 0) {
+        fail(where + "invalid chunk size " + std::to_string(chunk));
+        continue;
+      }
+      const page_layout layout = layout_of(chunk);
+      if (count > layout.spots) {
+        fail(where + "fill count " + std::to_string(count) + " > " + std::to_string(layout.spots) + " chunks");
+        continue;
+      }
+      if (count == 0 && resetfreedpages) { fail(where + "stale chunk size " + std::to_string(chunk) + " on an empty page"); }
+      if (count == layout.spots) { ++full_pages[page / region_pages_]; }
+      if (!layout.hierarchical) {
+        if ((bits[page] & ~detail::low_bits(layout.spots)) != 0) { fail(where + "bits set beyond the chunk count"); }
+        if (detail::popcount(bits[page]) != count) {
+          fail(where + "fill count " + std::to_string(count) + " but " + std::to_string(detail::popcount(bits[page])) +
+               " bits set");
+        }
+        continue;
+      }
+      const std::uint32_t segments = layout.segments();
+      std::vector<std::uint32_t> words(segments);
+      for (std::uint32_t s = 0; s < segments; ++s) {
+        detail::backend::copy_to_host(&words[s], &segment_word(page_data(page), s), sizeof(std::uint32_t));
+      }
+      std::uint32_t used = 0;
+      for (std::uint32_t s = 0; s < segments; ++s) {
+        const std::uint32_t range = detail::low_bits(layout.segment_spots(s));
+        if ((words[s] & ~range) != 0) { fail(where + "segment " + std::to_string(s) + ": bits beyond its chunks"); }
+        used += detail::popcount(words[s] & range);
+        if (((bits[page] >> s) & 1u) != 0 && (words[s] & range) != range) {
+          fail(where + "segment " + std::to_string(s) + " marked full but is not");
+        }
+      }
+      if ((bits[page] & ~detail::low_bits(segments)) != 0) { fail(where + "full marks beyond the segment count"); }
+      if (used != count) {
+        fail(where + "fill count " + std::to_string(count) + " but " + std::to_string(used) + " in-page bits set");
+      }
+    }
+    for (std::uint32_t r = 0; r < regions_count_; ++r) {
+      if (regions[r] != full_pages[r]) {
+        fail("region " + std::to_string(r) + ": counter " + std::to_string(regions[r]) + " but " +
+             std::to_string(full_pages[r]) + " full pages");
+      }
+    }
+    if (reported > 8) { errors += "... " + std::to_string(reported - 8) + " more\n"; }
+    return errors;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Device interface
+
+  /// Device. Thread safe; any subset of a warp may call. Returns a chunk of at least `bytes`
+  /// bytes, aligned to 16 and to the largest power of two (<= 256) dividing round16(bytes), or
+  /// nullptr when no chunk could be found (heap full for this size, or bytes > data_bytes()).
+  /// Never blocks on another worker: every loop either makes progress or moves on.
+  DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
+  {
+    if (bytes == 0 || pages_ == 0) { return nullptr; }
+    if (bytes > pagesize) { return alloc_pages(bytes); }
+    return alloc_chunk(round_size(bytes));
+  }
+
+  /// Device. Returns a pointer from create() to the heap. Pointers inside a chunk are taken as
+  /// members of a chunk that distribution::XMallocSIMD shared among lanes (thesis §4.3.3): its
+  /// first word counts the members, and the last one to leave frees the chunk. Pointers that
+  /// do not belong to a live chunk are ignored (as far as the usage table can tell).
+  DEVALLOC_DEVICE void destroy(void* p) const noexcept
+  {
+    if (!owns(p)) { return; }
+    const std::size_t offset = static_cast<std::size_t>(static_cast<char*>(p) - data_);
+    const auto page = static_cast<std::uint32_t>(offset / pagesize);
+    const auto in_page = static_cast<std::uint32_t>(offset - static_cast<std::size_t>(page) * pagesize);
+    const std::uint64_t seen = detail::device_atomic<std::uint64_t>(states_[page]).load(detail::memory_order_relaxed);
+    const std::uint32_t chunk = chunk_of(seen);
+    if (chunk == large_chunk) {
+      if (in_page == 0) { free_pages(page); }
+      return;
+    }
+    if (chunk == 0 || chunk > pagesize || count_of(seen) == 0) { return; }  // not a live chunk
+    const page_layout layout = layout_of(chunk);
+    const std::uint32_t index = in_page / chunk;
+    if (index >= layout.spots) { return; }  // the page's tail or its in-page bitfields
+    if (in_page != index * chunk) {
+      // Thesis §4.3.3: a member of a chunk shared by XMallocSIMD; its header counts the members.
+      // acq_rel: every member's writes happen before the chunk is handed to its next owner.
+      std::uint32_t& members = *reinterpret_cast<std::uint32_t*>(page_data(page) + static_cast<std::size_t>(index) * chunk);
+      if (detail::device_atomic<std::uint32_t>(members).fetch_sub(1u, detail::memory_order_acq_rel) != 1u) { return; }
+    }
+    free_chunk(page, chunk, layout, index);
+    if (blocks_ > 1) { maybe_reactivate(page, p); }
+  }
+
+  DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
+
+  /// Device. Slots of `slot_bytes` that could still be allocated (thesis §4.3.5): above a page,
+  /// runs of free pages; otherwise, per page, free chunks on pages whose chunk size a request of
+  /// this size would use plus whole free pages. The lanes of the calling warp that ask for the
+  /// same size share the work (match_any + shuffles, so any subset of a warp may call). Exact only
+  /// while the heap does not change.
+  DEVALLOC_DEVICE std::size_t available_slots(std::size_t slot_bytes) const noexcept
+  {
+    if (slot_bytes == 0 || pages_ == 0) { return 0; }
+    const std::uint32_t group = detail::match_any(detail::active_mask(), static_cast<unsigned long long>(slot_bytes));
+    const std::uint32_t rank = detail::rank_in(group);
+    const std::uint32_t lanes = detail::popcount(group);
+    if (slot_bytes > pagesize) {
+      const std::uint64_t need = pages_needed(slot_bytes);
+      if (need > pages_) { return 0; }
+      // Contiguous share per lane, then the runs are stitched together in lane order.
+      const std::uint32_t share = pages_ / lanes + (pages_ % lanes != 0);
+      const std::uint64_t lo64 = static_cast<std::uint64_t>(rank) * share;
+      const auto lo = static_cast<std::uint32_t>(lo64 < pages_ ? lo64 : pages_);
+      const auto hi = static_cast<std::uint32_t>(lo + share < pages_ ? lo + share : pages_);
+      const run_summary mine = summarize_runs(states_, lo, hi, need);
+      std::uint64_t slots = 0;
+      std::uint64_t carry = 0;
+      for (std::uint32_t rest = group; rest != 0; rest &= rest - 1u) {
+        const unsigned src = detail::lowest_bit(rest);
+        const auto head = detail::shuffle(group, static_cast<unsigned long long>(mine.head), src);
+        const auto tail = detail::shuffle(group, static_cast<unsigned long long>(mine.tail), src);
+        const auto inner = detail::shuffle(group, static_cast<unsigned long long>(mine.inner), src);
+        const bool all_free = detail::shuffle(group, static_cast<unsigned>(mine.all_free), src) != 0;
+        if (all_free) {
+          carry += head;
+        } else {
+          slots += (carry + head) / need + inner;
+          carry = tail;
+        }
+      }
+      return static_cast<std::size_t>(slots + carry / need);
+    }
+    const std::uint64_t mine = count_free_chunks(states_, rank, lanes, round_size(slot_bytes));
+    unsigned long long below = 0;
+    return static_cast<std::size_t>(detail::group_sum(group, static_cast<unsigned long long>(mine), below));
+  }
+
+  /// Marks a page that belongs to a multi-page chunk (stored as the chunk size).
+  static constexpr std::uint32_t large_chunk = 0xFFFFFFFFu;
+  /// Fill count of a page being opened or belonging to a multi-page chunk: larger than any chunk
+  /// count plus any number of transient reservations, so that no reservation succeeds on it.
+  static constexpr std::uint32_t lock_count = 1u << 30;
+
+ private:
+  DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pack(std::uint32_t chunk, std::uint32_t count) noexcept
+  {
+    return (static_cast<std::uint64_t>(chunk) << 32) | count;
+  }
+  static constexpr std::uint64_t large_state = (static_cast<std::uint64_t>(large_chunk) << 32) | lock_count;
+  static constexpr std::uint32_t no_conflict = 0xFFFFFFFFu;
+
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t chunk_of(std::uint64_t state) noexcept
+  {
+    return static_cast<std::uint32_t>(state >> 32);
+  }
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t count_of(std::uint64_t state) noexcept
+  {
+    return static_cast<std::uint32_t>(state);
+  }
+
+  static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept
+  {
+    return x + (a - x % a) % a;
+  }
+
+  struct planned {
+    std::uintptr_t states, bitmasks, regions, data, end;
+    std::uint32_t pages_per_block, blocks, region_pages, regions_count;
+  };
+
+  // Layout of `pages` pages with the metadata starting at `meta` (256-aligned). 64-bit sums.
+  static planned layout_for(std::uint32_t pages, std::uintptr_t meta) noexcept
+  {
+    planned p{};
+    std::uint64_t per_block = accessblocksize / pagesize;
+    if (per_block == 0) { per_block = 1; }
+    std::uint64_t region = regionsize < per_block ? regionsize : per_block;
+    if (per_block >= pages) {
+      per_block = pages == 0 ? 1 : pages;  // a super block larger than the heap: one super block of every page
+    } else {
+      per_block -= per_block % region;  // several super blocks: regions must not straddle them
+    }
+    if (region > per_block) { region = per_block; }
+    p.pages_per_block = static_cast<std::uint32_t>(per_block);
+    p.blocks = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + per_block - 1) / per_block);
+    p.region_pages = static_cast<std::uint32_t>(region);
+    p.regions_count = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + region - 1) / region);
+    p.states = meta + 256;
+    p.bitmasks = p.states + std::uintptr_t{8} * pages;
+    p.regions = p.bitmasks + std::uintptr_t{4} * pages;
+    p.data = align_up(p.regions + std::uintptr_t{4} * p.regions_count, 256);
+    p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
+    return p;
+  }
+
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t round_size(std::size_t bytes) noexcept
+  {
+    // bytes <= pagesize <= 2^30 here
+    return static_cast<std::uint32_t>((bytes + (min_chunk - 1)) / min_chunk * min_chunk);
+  }
+
+  DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pages_needed(std::size_t bytes) noexcept
+  {
+    return static_cast<std::uint64_t>(bytes / pagesize) + (bytes % pagesize != 0 ? 1u : 0u);
+  }
+
+  /// Whether a page split into `chunk`-byte chunks may serve a request of `size` bytes (§6.1
+  /// alloc line 11 with the wastefactor; plus: the chunk keeps the alignment the request's size
+  /// carries, so AlignmentPolicy padding to N gives N-aligned pointers).
+  DEVALLOC_HOST_DEVICE static constexpr bool accepts(std::uint32_t chunk, std::uint32_t size) noexcept
+  {
+    const std::uint32_t low = size & (0u - size);
+    const std::uint32_t align = low < 256u ? low : 256u;
+    return chunk >= size && chunk <= pagesize &&
+           static_cast<std::uint64_t>(chunk) <= static_cast<std::uint64_t>(size) * wastefactor &&
+           (chunk & (align - 1u)) == 0;
+  }
+
+  DEVALLOC_HOST_DEVICE char* page_data(std::uint32_t page) const noexcept
+  {
+    return data_ + static_cast<std::size_t>(page) * pagesize;
+  }
+
+  /// In-page bitfield of segment `s` (at the end of the page, thesis fig. 2.5).
+  DEVALLOC_HOST_DEVICE static std::uint32_t& segment_word(char* page, std::uint32_t s) noexcept
+  {
+    return *reinterpret_cast<std::uint32_t*>(page + pagesize - sizeof(std::uint32_t) * (s + 1u));
+  }
+
+  DEVALLOC_HOST_DEVICE std::uint32_t region_size(std::uint32_t region) const noexcept
+  {
+    const std::uint32_t first = region * region_pages_;
+    return pages_ - first < region_pages_ ? pages_ - first : region_pages_;
+  }
+
+  DEVALLOC_HOST_DEVICE static std::uint64_t load_state(const std::uint64_t* states, std::uint32_t page) noexcept
+  {
+    return detail::device_atomic<std::uint64_t>(const_cast<std::uint64_t&>(states[page])).load(detail::memory_order_relaxed);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Allocation of chunks up to one page (ScatterAlloc §6.1)
+
+  DEVALLOC_DEVICE void* alloc_chunk(std::uint32_t size) const noexcept
+  {
+    const page_layout fresh = layout_of(size);
+    std::uint64_t extra = 0;
+    if constexpr (Config::hash_warp_term) {
+      // See ScatterConfig::hash_warp_term: tile the warps over consecutive page groups.
+      const std::uint32_t lanes_per_page = fresh.spots < detail::warp_size ? fresh.spots : detail::warp_size;
+      const std::uint32_t pages_per_warp = (detail::warp_size + lanes_per_page - 1u) / lanes_per_page;
+      const std::uint32_t warps_per_page = fresh.spots > detail::warp_size ? fresh.spots / detail::warp_size : 1u;
+      extra = static_cast<std::uint64_t>(detail::warp_id() / warps_per_page) * pages_per_warp +
+              detail::lane_id() / lanes_per_page;
+    }
+    // §5.3 eq. (3)
+    const std::uint64_t hash = detail::scatter_hash(size, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, extra);
+    detail::device_atomic<std::uint32_t> active(*active_block_);
+    const std::uint32_t first_block = blocks_ > 1 ? active.load(detail::memory_order_relaxed) % blocks_ : 0u;
+    // Pass 0: the paper's search (regions over 90 % full skipped, fetch_add reservations), super
+    // block by super block from the active one, moving the active pointer past blocks that fail.
+    // Pass 1: every page of every region that is not completely full, with CAS reservations that
+    // never over-count, so that a heap with a free slot anywhere does not report out of memory.
+    for (std::uint32_t pass = 0; pass < 2; ++pass) {
+      std::uint32_t block = first_block;
+      for (std::uint32_t tried = 0; tried < blocks_; ++tried) {
+        if (void* p = search_block(block, size, fresh, hash, pass != 0)) { return p; }
+        const std::uint32_t next = block + 1u == blocks_ ? 0u : block + 1u;
+        if (pass == 0 && blocks_ > 1) {
+          std::uint32_t expected = block;  // §5.4: proceed to the next super block
+          active.compare_exchange_strong(expected, next, detail::memory_order_relaxed, detail::memory_order_relaxed);
+        }
+        block = next;
+      }
+    }
+    return nullptr;
+  }
+
+  /// §6.1 alloc lines 1-32 within one super block: start at the hashed page, walk region by
+  /// region (skipping regions over the fill threshold), wrapping around once.
+  DEVALLOC_DEVICE void* search_block(std::uint32_t block, std::uint32_t size, const page_layout& fresh,
+                                     std::uint64_t hash, bool exhaustive) const noexcept
+  {
+    const std::uint32_t first = block * pages_per_block_;
+    const std::uint32_t n = block + 1u == blocks_ ? pages_ - first : pages_per_block_;
+    std::uint32_t pos = static_cast<std::uint32_t>(hash % n);
+    std::uint32_t left = n;
+    while (left > 0) {
+      const std::uint32_t page = first + pos;
+      const std::uint32_t region = page / region_pages_;
+      const std::uint32_t region_pages = region_size(region);
+      const std::uint32_t region_end = region * region_pages_ + region_pages;  // within this block
+      std::uint32_t span = region_end - page;
+      if (span > left) { span = left; }
+      const std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
+      // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
+      const bool usable = exhaustive ? full < region_pages
+                                     : static_cast<std::uint64_t>(full) * 10u <= static_cast<std::uint64_t>(region_pages) * 9u;
+      if (usable) {
+        for (std::uint32_t k = 0; k < span; ++k) {
+          if (void* p = try_page(page + k, size, fresh, exhaustive)) { return p; }
+        }
+      }
+      left -= span;
+      pos += span;
+      if (pos == n) { pos = 0; }
+    }
+    return nullptr;
+  }
+
+  /// §6.1 alloc lines 8-27 for one page: use it if its chunk size fits, open it if it is free.
+  DEVALLOC_DEVICE void* try_page(std::uint32_t page, std::uint32_t size, const page_layout& fresh,
+                                 bool exhaustive) const noexcept
+  {
+    detail::device_atomic<std::uint64_t> state(states_[page]);
+    std::uint64_t seen = state.load(detail::memory_order_relaxed);
+    if (seen == 0) {
+      // Free page: set its chunk size by CAS (alloc lines 16-19), holding the lock count while
+      // its bitfields are reset. acquire: the previous users' frees happen before our use.
+      if (state.compare_exchange_strong(seen, pack(size, lock_count), detail::memory_order_acquire,
+                                        detail::memory_order_relaxed)) {
+        return open_page(page, size, fresh);
+      }
+      // Someone else set it meanwhile; we may still fit (alloc lines 23-27). `seen` is fresh.
+    }
+    const std::uint32_t chunk = chunk_of(seen);
+    if (chunk == 0 || !accepts(chunk, size)) { return nullptr; }
+    const page_layout layout = chunk == size ? fresh : layout_of(chunk);
+    if (count_of(seen) >= layout.spots) { return nullptr; }  // full, or being opened
+    return reserve(page, chunk, layout, exhaustive);
+  }
+
+  /// Reserves one chunk on a page whose chunk size was seen to be `chunk` (tryUsePage lines 2-6),
+  /// then picks the spot.
+  DEVALLOC_DEVICE void* reserve(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
+                                bool exhaustive) const noexcept
+  {
+    detail::device_atomic<std::uint64_t> state(states_[page]);
+    std::uint64_t old;
+    if (!exhaustive) {
+      // One fetch_add: reserves and checks the room at once. acquire: frees that made the room
+      // (bit cleared, then count released) happen before our atomicOr on the bits.
+      old = state.fetch_add(1u, detail::memory_order_acquire);
+      account_increment(page, old, chunk, layout.spots);
+      if (chunk_of(old) != chunk || count_of(old) >= layout.spots) {
+        give_back(page, chunk, layout.spots);
+        return nullptr;
+      }
+    } else {
+      old = state.load(detail::memory_order_relaxed);
+      for (;;) {
+        if (chunk_of(old) != chunk || count_of(old) >= layout.spots) { return nullptr; }
+        if (state.compare_exchange_weak(old, old + 1u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+          break;
+        }
+      }
+      account_increment(page, old, chunk, layout.spots);
+    }
+    return take_spot(page, chunk, layout, count_of(old));
+  }
+
+  /// We hold the lock count of a page we just gave chunk size `size`: reset its bitfields, then
+  /// turn the lock into one reservation (release: others reserve only after the reset).
+  DEVALLOC_DEVICE void* open_page(std::uint32_t page, std::uint32_t size, const page_layout& layout) const noexcept
+  {
+    detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(0u, detail::memory_order_relaxed);
+    if (layout.hierarchical) {
+      char* base = page_data(page);
+      for (std::uint32_t s = 0; s < layout.segments(); ++s) {
+        detail::device_atomic<std::uint32_t>(segment_word(base, s)).store(0u, detail::memory_order_relaxed);
+      }
+    }
+    const std::uint64_t before =
+      detail::device_atomic<std::uint64_t>(states_[page]).fetch_sub(lock_count - 1u, detail::memory_order_acq_rel);
+    // Transient reservations made meanwhile may leave the page full already.
+    if (count_of(before) - (lock_count - 1u) >= layout.spots) { region_add(page, 1u); }
+    return take_spot(page, size, layout, 0u);
+  }
+
+  /// With a reservation held, win one bit (tryUsePage lines 7-19; hierarchical: thesis §4.3.5).
+  DEVALLOC_DEVICE void* take_spot(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
+                                  std::uint32_t index) const noexcept
+  {
+    char* base = page_data(page);
+    const unsigned lane = detail::lane_id();
+    if (!layout.hierarchical) {
+      const detail::bit_claim got = detail::bitfield_claim(bitmasks_[page], lane, layout.spots);
+      if (got.spot < layout.spots) { return base + static_cast<std::size_t>(got.spot) * chunk; }
+    } else {
+      // Start at the segment our reservation index points to (concurrent reservers spread over
+      // segments), skip segments marked full on the first round, try every segment on the second
+      // round (a mark may be momentarily stale).
+      const std::uint32_t segments = layout.segments();
+      std::uint32_t s = (index / 32u) % segments;
+      for (std::uint32_t attempt = 0; attempt < 2u * segments; ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
+        if (attempt < segments &&
+            ((detail::atomic_load_relaxed(bitmasks_[page]) >> s) & 1u) != 0) {
+          continue;
+        }
+        const std::uint32_t spots = layout.segment_spots(s);
+        std::uint32_t& word = segment_word(base, s);
+        const detail::bit_claim got = detail::bitfield_claim(word, lane, spots);
+        if (got.spot == spots) { continue; }
+        if (got.now == detail::low_bits(spots)) { mark_segment_full(page, s, word, spots); }
+        return base + (static_cast<std::size_t>(s) * 32u + got.spot) * chunk;
+      }
+    }
+    // Unreachable while the invariants hold (a reservation guarantees a clear bit); if a misuse
+    // (double free) broke them, give the reservation back instead of spinning.
+    give_back(page, chunk, layout.spots);
+    return nullptr;
+  }
+
+  /// Sets segment s's "full" mark in the page's bitfield, then re-checks the segment: a free that
+  /// cleared a bit before the mark was set would otherwise leave a wrong mark. acq_rel on both
+  /// marks pairs with the free's clear of the mark (docs/scatter.md, invariant H2).
+  DEVALLOC_DEVICE void mark_segment_full(std::uint32_t page, std::uint32_t s, std::uint32_t& word,
+                                         std::uint32_t spots) const noexcept
+  {
+    detail::device_atomic<std::uint32_t> marks(bitmasks_[page]);
+    const std::uint32_t bit = 1u << s;
+    marks.fetch_or(bit, detail::memory_order_acq_rel);
+    const std::uint32_t now = detail::device_atomic<std::uint32_t>(word).load(detail::memory_order_acquire);
+    if ((now & detail::low_bits(spots)) != detail::low_bits(spots)) { marks.fetch_and(~bit, detail::memory_order_acq_rel); }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Fill count bookkeeping
+
+  DEVALLOC_DEVICE void region_add(std::uint32_t page, std::uint32_t delta) const noexcept
+  {
+    detail::device_atomic<std::uint32_t>(regions_[page / region_pages_]).fetch_add(delta, detail::memory_order_relaxed);
+  }
+  DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
+  {
+    detail::device_atomic<std::uint32_t>(regions_[page / region_pages_]).fetch_sub(delta, detail::memory_order_relaxed);
+  }
+
+  /// A +1 on the count of `page` returned `before`: the page became full iff the count reached
+  /// the chunk count of the page's actual chunk size (§5.4: "fills up one page" -> region + 1).
+  DEVALLOC_DEVICE void account_increment(std::uint32_t page, std::uint64_t before, std::uint32_t chunk,
+                                         std::uint32_t spots) const noexcept
+  {
+    const std::uint32_t actual = chunk_of(before);
+    if (actual == 0 || actual > pagesize) { return; }
+    const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
+    if (count_of(before) + 1u == n) { region_add(page, 1u); }
+  }
+
+  /// Gives one reservation (or a transient +1) back: fetch_sub(1) with release (free line 9), the
+  /// region counter when the page stops being full, and the reset of a fully freed page (free
+  /// lines 10-16) by whoever takes the count to zero.
+  DEVALLOC_DEVICE void give_back(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots) const noexcept
+  {
+    detail::device_atomic<std::uint64_t> state(states_[page]);
+    const std::uint64_t before = state.fetch_sub(1u, detail::memory_order_release);
+    const std::uint32_t actual = chunk_of(before);
+    if (actual == 0 || actual > pagesize) { return; }
+    const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
+    if (count_of(before) == n) { region_sub(page, 1u); }
+    if constexpr (resetfreedpages) {
+      if (count_of(before) == 1u) {
+        // Fails harmlessly if someone reserved in between: they reset when they leave.
+        std::uint64_t expected = pack(actual, 0u);
+        state.compare_exchange_strong(expected, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Free (ScatterAlloc §6.2)
+
+  DEVALLOC_DEVICE void free_chunk(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
+                                  std::uint32_t index) const noexcept
+  {
+    if (!layout.hierarchical) {
+      const std::uint32_t before = detail::bitfield_release(bitmasks_[page], index);
+      if (((before >> index) & 1u) == 0) { return; }  // was not allocated (double free): ignore
+    } else {
+      const std::uint32_t s = index / 32u;
+      const std::uint32_t bit = index % 32u;
+      const std::uint32_t spots = layout.segment_spots(s);
+      const std::uint32_t before = detail::bitfield_release(segment_word(page_data(page), s), bit);
+      if (((before >> bit) & 1u) == 0) { return; }
+      if (before == detail::low_bits(spots)) {
+        // The segment was full: clear its mark (pairs with mark_segment_full).
+        detail::device_atomic<std::uint32_t>(bitmasks_[page]).fetch_and(~(1u << s), detail::memory_order_acq_rel);
+      }
+    }
+    give_back(page, chunk, layout.spots);
+  }
+
+  /// §5.4: a free in a super block other than the active one makes it active with a chance of
+  /// (free pages of the freed page's region) / (8 x region pages).
+  DEVALLOC_DEVICE void maybe_reactivate(std::uint32_t page, const void* p) const noexcept
+  {
+    detail::device_atomic<std::uint32_t> active(*active_block_);
+    std::uint32_t current = active.load(detail::memory_order_relaxed);
+    const std::uint32_t block = page / pages_per_block_;
+    if (block == current) { return; }
+    const std::uint32_t region = page / region_pages_;
+    const std::uint32_t pages = region_size(region);
+    std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
+    if (full > pages) { full = pages; }
+    const std::uint32_t roll = detail::random_bits(reinterpret_cast<std::uintptr_t>(p)) % (8u * pages);
+    if (roll < pages - full) {
+      active.compare_exchange_strong(current, block, detail::memory_order_relaxed, detail::memory_order_relaxed);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Requests larger than a page (ScatterAlloc §6.3; thesis fig. 2.3)
+
+  /// Searches `need` consecutive free pages from the end of the heap downwards (regions whose
+  /// pages are all in use are skipped at once), reserves them from the top by CAS 0 -> large, and
+  /// on a conflict gives the reserved ones back and continues below the conflict.
+  DEVALLOC_DEVICE void* alloc_pages(std::size_t bytes) const noexcept
+  {
+    const std::uint64_t need64 = pages_needed(bytes);
+    if (need64 > pages_) { return nullptr; }
+    const auto need = static_cast<std::uint32_t>(need64);
+    std::int64_t i = static_cast<std::int64_t>(pages_) - 1;
+    std::uint32_t run = 0;
+    while (i >= 0) {
+      const auto page = static_cast<std::uint32_t>(i);
+      const std::uint32_t region = page / region_pages_;
+      const std::uint32_t region_first = region * region_pages_;
+      if (page == region_first + region_size(region) - 1u &&
+          detail::atomic_load_relaxed(regions_[region]) >= region_size(region)) {
+        run = 0;  // every page of the region is full or part of a multi-page chunk
+        i = static_cast<std::int64_t>(region_first) - 1;
+        continue;
+      }
+      if (load_state(states_, page) != 0) {
+        run = 0;
+        --i;
+        continue;
+      }
+      if (++run < need) {
+        --i;
+        continue;
+      }
+      const std::uint32_t conflict = reserve_pages(page, need);
+      if (conflict == no_conflict) { return page_data(page); }
+      run = 0;
+      i = static_cast<std::int64_t>(conflict) - 1;
+    }
+    return nullptr;
+  }
+
+  /// Reserves pages [first, first + need) (§6.3: set every page's chunk size; roll back on
+  /// conflict). Returns no_conflict or the page that was taken by someone else.
+  DEVALLOC_DEVICE std::uint32_t reserve_pages(std::uint32_t first, std::uint32_t need) const noexcept
+  {
+    for (std::uint32_t k = need; k-- > 0;) {
+      std::uint64_t expected = 0;
+      // acquire: the previous users' frees of these pages happen before our use.
+      if (!detail::device_atomic<std::uint64_t>(states_[first + k])
+             .compare_exchange_strong(expected, large_state, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+        for (std::uint32_t j = k + 1u; j < need; ++j) {
+          detail::device_atomic<std::uint64_t>(states_[first + j]).fetch_sub(large_state, detail::memory_order_release);
+        }
+        return first + k;
+      }
+    }
+    for (std::uint32_t k = 0; k < need; ++k) {
+      detail::device_atomic<std::uint32_t>(bitmasks_[first + k]).store(k == 0 ? need : 0u, detail::memory_order_relaxed);
+    }
+    add_run_to_regions(first, need, true);
+    return no_conflict;
+  }
+
+  DEVALLOC_DEVICE void free_pages(std::uint32_t first) const noexcept
+  {
+    const std::uint32_t need = detail::atomic_load_relaxed(bitmasks_[first]);
+    if (need == 0 || need > pages_ - first) { return; }  // not the first page of a multi-page chunk
+    add_run_to_regions(first, need, false);
+    for (std::uint32_t k = 0; k < need; ++k) {
+      // release: our writes to the pages happen before their next user's acquire.
+      detail::device_atomic<std::uint64_t>(states_[first + k]).fetch_sub(large_state, detail::memory_order_release);
+    }
+  }
+
+  /// Pages of a multi-page chunk count as full pages of their regions.
+  DEVALLOC_DEVICE void add_run_to_regions(std::uint32_t first, std::uint32_t need, bool add) const noexcept
+  {
+    const std::uint64_t end = static_cast<std::uint64_t>(first) + need;
+    std::uint32_t page = first;
+    while (page < end) {
+      const std::uint32_t region = page / region_pages_;
+      const std::uint64_t region_end = static_cast<std::uint64_t>(region) * region_pages_ + region_size(region);
+      const auto upto = static_cast<std::uint32_t>(region_end < end ? region_end : end);
+      detail::device_atomic<std::uint32_t> counter(regions_[region]);
+      if (add) {
+        counter.fetch_add(upto - page, detail::memory_order_relaxed);
+      } else {
+        counter.fetch_sub(upto - page, detail::memory_order_relaxed);
+      }
+      page = upto;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // getAvailableSlots (thesis §4.3.5), shared by the host and the device variant
+
+  /// Per-page count: pages [begin, pages_) with stride `step`.
+  DEVALLOC_HOST_DEVICE std::uint64_t count_free_chunks(const std::uint64_t* states, std::uint32_t begin,
+                                                       std::uint32_t step, std::uint32_t size) const noexcept
+  {
+    const page_layout fresh = layout_of(size);
+    std::uint64_t slots = 0;
+    for (std::uint64_t page = begin; page < pages_; page += step) {
+      const std::uint64_t state = load_state(states, static_cast<std::uint32_t>(page));
+      const std::uint32_t chunk = chunk_of(state);
+      const std::uint32_t used = count_of(state);
+      if (chunk == 0) {
+        if (used == 0) { slots += fresh.spots; }  // a free page is split as this request needs
+        continue;
+      }
+      if (!accepts(chunk, size)) { continue; }
+      const std::uint32_t spots = chunk == size ? fresh.spots : layout_of(chunk).spots;
+      if (used < spots) { slots += spots - used; }
+    }
+    return slots;
+  }
+
+  /// Free-page runs of [lo, hi): the run touching lo (head), the one touching hi (tail), and the
+  /// slots of `need` pages in the runs between them (inner). all_free: the whole range is free.
+  struct run_summary {
+    std::uint64_t head = 0, tail = 0, inner = 0;
+    bool all_free = true;
+  };
+
+  DEVALLOC_HOST_DEVICE static run_summary summarize_runs(const std::uint64_t* states, std::uint32_t lo,
+                                                         std::uint32_t hi, std::uint64_t need) noexcept
+  {
+    run_summary r;
+    std::uint64_t run = 0;
+    for (std::uint32_t page = lo; page < hi; ++page) {
+      if (load_state(states, page) == 0) {
+        ++run;
+        continue;
+      }
+      if (r.all_free) {
+        r.head = run;
+        r.all_free = false;
+      } else {
+        r.inner += run / need;
+      }
+      run = 0;
+    }
+    if (r.all_free) {
+      r.head = run;
+      r.tail = run;
+    } else {
+      r.tail = run;
+    }
+    return r;
+  }
+
+  std::uint64_t* states_ = nullptr;     // per page: chunk size << 32 | fill count
+  std::uint32_t* bitmasks_ = nullptr;   // per page: usage bits / segment-full marks / run length
+  std::uint32_t* regions_ = nullptr;    // per region: full pages (and pages of multi-page chunks)
+  std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
+  char* data_ = nullptr;
+  char* data_end_ = nullptr;
+  std::size_t meta_bytes_ = 0;
+  std::uint32_t pages_ = 0;
+  std::uint32_t pages_per_block_ = 0;
+  std::uint32_t blocks_ = 0;
+  std::uint32_t region_pages_ = 1;
+  std::uint32_t regions_count_ = 0;
+};
+
+}  // namespace devalloc::creation
