@@ -1,0 +1,535 @@
+// tests/scatter/scatter_scenarios.hpp
+//
+// Worker-side scenarios of the Scatter tests, as free function templates over the allocator type:
+// nvcc cannot define __device__ lambdas inside a gtest TEST body (a private member function), so
+// every devalloc::launch lives here. Each scenario returns what it observed; scatter_tests.cpp
+// asserts on it. All memory the host reads back is a devalloc::buffer (backend memory).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <devalloc/buffer.hpp>
+#include <devalloc/detail/atomic.hpp>
+#include <devalloc/detail/warp.hpp>
+#include <devalloc/devalloc.hpp>
+
+namespace devalloc::scatter_testing {
+
+/// Sizes that keep the CPU run short; the GPU run uses more workers and (for the checksum test)
+/// a heap of DEVALLOC_SCATTER_TEST_HEAP_MIB MiB (default 1024 on CUDA, 16 on the CPU).
+struct scale {
+#if DEVALLOC_BACKEND_CUDA
+  static constexpr std::size_t heap = 64u << 20;
+  static constexpr std::size_t workers = 16384;
+  static constexpr std::size_t fill_workers = 8192;
+  static constexpr std::size_t checksum_heap_mib = 1024;
+  static constexpr unsigned cpu_threads = 0;
+#else
+  static constexpr std::size_t heap = 4u << 20;
+  static constexpr std::size_t workers = 512;
+  static constexpr std::size_t fill_workers = 64;
+  static constexpr std::size_t checksum_heap_mib = 16;
+  static constexpr unsigned cpu_threads = 16;  // more threads than cores: preemption inside the allocator
+#endif
+};
+
+inline launch_options opts()
+{
+  launch_options o;
+  o.cpu_threads = scale::cpu_threads;
+  return o;
+}
+
+inline std::size_t checksum_heap_bytes()
+{
+  std::size_t mib = scale::checksum_heap_mib;
+  if (const char* env = std::getenv("DEVALLOC_SCATTER_TEST_HEAP_MIB")) {
+    const long long v = std::atoll(env);
+    if (v > 0) { mib = static_cast<std::size_t>(v); }
+  }
+  return mib << 20;
+}
+
+DEVALLOC_HOST_DEVICE inline std::uint32_t mix(std::uint64_t a, std::uint64_t b)
+{
+  std::uint64_t x = (a << 32) ^ b ^ 0x9E3779B97F4A7C15ull;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 32;
+  return static_cast<std::uint32_t>(x);
+}
+
+/// Checksum word j of allocation (owner, k) (thesis §5.4: derived from the worker and a counter).
+DEVALLOC_HOST_DEVICE inline std::uint32_t checksum(std::uint64_t owner, std::uint64_t k, std::uint64_t j)
+{
+  return mix(owner * 1000003ull + k, j);
+}
+
+DEVALLOC_DEVICE inline void add(unsigned long long& counter, unsigned long long n = 1)
+{
+  detail::device_atomic<unsigned long long>(counter).fetch_add(n, detail::memory_order_relaxed);
+}
+
+DEVALLOC_DEVICE inline void write_words(void* p, std::size_t bytes, std::uint64_t owner, std::uint64_t k)
+{
+  auto* w = static_cast<std::uint32_t*>(p);
+  for (std::size_t j = 0; j < bytes / 4; ++j) { w[j] = checksum(owner, k, j); }
+}
+
+DEVALLOC_DEVICE inline unsigned long long bad_words(const void* p, std::size_t bytes, std::uint64_t owner, std::uint64_t k)
+{
+  const auto* w = static_cast<const std::uint32_t*>(p);
+  unsigned long long bad = 0;
+  for (std::size_t j = 0; j < bytes / 4; ++j) { bad += w[j] != checksum(owner, k, j); }
+  return bad;
+}
+
+/// Host: number of overlapping neighbours among (pointer, size) ranges.
+inline std::size_t overlaps(std::vector<std::pair<std::uintptr_t, std::size_t>> ranges)
+{
+  std::sort(ranges.begin(), ranges.end());
+  std::size_t n = 0;
+  for (std::size_t k = 1; k < ranges.size(); ++k) { n += ranges[k - 1].first + ranges[k - 1].second > ranges[k].first; }
+  return n;
+}
+
+// Request sizes (multiples of 4 so that checksums fill them).
+struct fixed_size {
+  std::size_t bytes;
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t, std::size_t) const { return bytes; }
+};
+/// 4..max_bytes, varying by worker and allocation.
+struct mixed_size {
+  std::size_t max_bytes;
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
+  {
+    return 4 + (mix(i, k) % max_bytes) / 4 * 4;
+  }
+};
+/// A few sizes from each class: tiny, hierarchical, flat, whole page, multi-page.
+struct class_size {
+  std::size_t pagesize;
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
+  {
+    const std::uint32_t r = mix(i, k + 99);
+    switch (r % 8) {
+      case 0: return 16;
+      case 1: return 48;
+      case 2: return 64 + (r >> 8) % 200 / 4 * 4;
+      case 3: return 256;
+      case 4: return 1000;
+      case 5: return pagesize;
+      case 6: return pagesize + 4;
+      default: return 4 + (r >> 8) % 3000 / 4 * 4;
+    }
+  }
+};
+
+// Which workers call (divergent callers).
+struct all_workers {
+  DEVALLOC_HOST_DEVICE bool operator()(std::size_t, std::size_t) const { return true; }
+};
+struct every_other_lane {
+  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i, std::size_t) const { return i % 2 == 1; }
+};
+struct one_lane {
+  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i, std::size_t) const { return i % 32 == 17; }
+};
+/// Worker i makes mix(i) % 9 allocations: lanes leave the loop at data-dependent times.
+struct data_dependent_loop {
+  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i, std::size_t k) const { return k < mix(i, 7) % 9; }
+};
+
+struct live_result {
+  std::size_t requested = 0;
+  std::size_t nulls = 0;
+  std::size_t overlaps = 0;
+  unsigned long long bad_words = 0;
+  unsigned long long misaligned = 0;
+};
+
+/// `workers` workers make up to `per_worker` allocations each (`caller` decides which), write
+/// checksums, a second launch verifies them, the host checks overlaps; then everything is freed
+/// (by a third launch) unless `keep` is given, which receives the table.
+template <class Allocator, class Size, class Caller>
+live_result live_allocations(Allocator& allocator, std::size_t workers, std::size_t per_worker, Size size,
+                             Caller caller, std::size_t alignment = Allocator::alignment)
+{
+  auto handle = allocator.handle();
+  buffer<void*> table(workers * per_worker);
+  buffer<unsigned long long> counters(2);
+  void** t = table.data();
+  unsigned long long* c = counters.data();
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t k = 0; k < per_worker; ++k) {
+        if (!caller(i, k)) { continue; }
+        const std::size_t bytes = size(i, k);
+        void* p = handle.alloc(bytes);
+        t[i * per_worker + k] = p;
+        if (p == nullptr) { continue; }
+        if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0) { add(c[1]); }
+        write_words(p, bytes, i, k);
+      }
+    },
+    opts());
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t k = 0; k < per_worker; ++k) {
+        if (const void* p = t[i * per_worker + k]) { add(c[0], bad_words(p, size(i, k), i, k)); }
+      }
+    },
+    opts());
+  live_result r;
+  const std::vector<void*> host = table.to_host();
+  std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
+  for (std::size_t i = 0; i < workers; ++i) {
+    for (std::size_t k = 0; k < per_worker; ++k) {
+      if (!caller(i, k)) { continue; }
+      ++r.requested;
+      if (void* p = host[i * per_worker + k]) {
+        ranges.emplace_back(reinterpret_cast<std::uintptr_t>(p), size(i, k));
+      } else {
+        ++r.nulls;
+      }
+    }
+  }
+  r.overlaps = overlaps(std::move(ranges));
+  r.bad_words = counters.get(0);
+  r.misaligned = counters.get(1);
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t k = 0; k < per_worker; ++k) { handle.dealloc(t[i * per_worker + k]); }
+    },
+    opts());
+  return r;
+}
+
+/// A table of pointers that live in backend memory, filled by fill() and freed by free_all().
+template <class Allocator>
+class filler {
+ public:
+  filler(Allocator& allocator, std::size_t capacity)
+      : handle_(allocator.handle()), capacity_(capacity), table_(capacity), count_(1)
+  {
+  }
+
+  /// `workers` workers each allocate size(i, k) until their first nullptr (or `limit` per
+  /// worker), writing checksums. Returns the number of chunks added by this call.
+  template <class Size>
+  std::size_t fill(std::size_t workers, Size size, std::size_t limit = ~std::size_t{0})
+  {
+    auto handle = handle_;
+    void** t = table_.data();
+    unsigned long long* n = count_.data();
+    const std::size_t capacity = capacity_;
+    const std::size_t before = count();
+    launch(
+      workers,
+      [=] DEVALLOC_DEVICE(std::size_t i) {
+        for (std::size_t k = 0; k < limit; ++k) {
+          const std::size_t bytes = size(i, k);
+          void* p = handle.alloc(bytes);
+          if (p == nullptr) { return; }
+          const unsigned long long slot = detail::device_atomic<unsigned long long>(*n).fetch_add(1, detail::memory_order_relaxed);
+          if (slot >= capacity) {  // cannot happen unless chunks overlap: keep it countable
+            handle.dealloc(p);
+            return;
+          }
+          t[slot] = p;
+          write_words(p, bytes, slot, 0);
+        }
+      },
+      opts());
+    return count() - before;
+  }
+
+  /// Number of chunks held.
+  std::size_t count() const { return static_cast<std::size_t>(std::min<unsigned long long>(count_.get(0), capacity_)); }
+
+  /// Pointers held (host copy).
+  std::vector<void*> pointers() const
+  {
+    std::vector<void*> all = table_.to_host();
+    all.resize(count());
+    return all;
+  }
+
+  /// Words that no longer hold the checksum written by fill(), for chunks of `bytes_of(slot)` bytes.
+  template <class BytesOf>
+  unsigned long long verify(BytesOf bytes_of) const
+  {
+    buffer<unsigned long long> bad(1);
+    unsigned long long* b = bad.data();
+    void** t = table_.data();
+    launch(
+      count(), [=] DEVALLOC_DEVICE(std::size_t slot) { add(*b, bad_words(t[slot], bytes_of(slot), slot, 0)); }, opts());
+    return bad.get(0);
+  }
+
+  /// Frees every chunk held (from other workers than allocated them).
+  void free_all()
+  {
+    auto handle = handle_;
+    void** t = table_.data();
+    launch(count(), [=] DEVALLOC_DEVICE(std::size_t slot) { handle.dealloc(t[slot]); }, opts());
+    count_.zero();
+  }
+
+  void forget() { count_.zero(); }
+
+ private:
+  typename Allocator::handle_type handle_;
+  std::size_t capacity_;
+  buffer<void*> table_;
+  buffer<unsigned long long> count_;
+};
+
+/// Sizes the filler's chunks by slot: chunks written by fill(w, fixed_size{b}) have b bytes.
+struct slot_bytes_fixed {
+  std::size_t bytes;
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t) const { return bytes; }
+};
+
+/// One worker allocates `bytes` until nullptr; returns how many it got (they stay allocated and
+/// are listed in `out` when given).
+template <class Allocator>
+std::size_t count_by_filling(Allocator& allocator, std::size_t bytes, std::size_t capacity,
+                             std::vector<std::uintptr_t>* out = nullptr)
+{
+  auto handle = allocator.handle();
+  buffer<std::uintptr_t> table(capacity);
+  buffer<unsigned long long> n(1);
+  std::uintptr_t* t = table.data();
+  unsigned long long* count = n.data();
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) {
+    for (std::size_t k = 0; k < capacity; ++k) {
+      void* p = handle.alloc(bytes);
+      if (p == nullptr) { return; }
+      t[k] = reinterpret_cast<std::uintptr_t>(p);
+      *count = k + 1;
+    }
+  });
+  const auto got = static_cast<std::size_t>(n.get(0));
+  if (out != nullptr) {
+    *out = table.to_host();
+    out->resize(got);
+  }
+  return got;
+}
+
+/// One worker allocates `bytes`; returns the pointer as an integer.
+template <class Allocator>
+std::uintptr_t alloc_one(Allocator& allocator, std::size_t bytes)
+{
+  auto handle = allocator.handle();
+  buffer<std::uintptr_t> out(1);
+  std::uintptr_t* o = out.data();
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { o[0] = reinterpret_cast<std::uintptr_t>(handle.alloc(bytes)); });
+  return out.get(0);
+}
+
+/// One worker frees each pointer of `ps`.
+template <class Allocator>
+void free_each(Allocator& allocator, const std::vector<std::uintptr_t>& ps)
+{
+  if (ps.empty()) { return; }
+  auto handle = allocator.handle();
+  buffer<std::uintptr_t> table(ps.size());
+  table.assign(ps);
+  std::uintptr_t* t = table.data();
+  launch(ps.size(), [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(reinterpret_cast<void*>(t[i])); }, opts());
+}
+
+template <class Allocator>
+void free_one(Allocator& allocator, std::uintptr_t p)
+{
+  free_each(allocator, std::vector<std::uintptr_t>{p});
+}
+
+/// getAvailableSlots(bytes) on the device, computed by `workers` workers at once (on the GPU the
+/// lanes of a warp cooperate); returns every worker's answer.
+template <class Allocator>
+std::vector<std::size_t> device_slots(Allocator& allocator, std::size_t bytes, std::size_t workers = 1)
+{
+  auto handle = allocator.handle();
+  buffer<std::size_t> out(workers);
+  std::size_t* o = out.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { o[i] = handle.getAvailableSlots(bytes); });
+  return out.to_host();
+}
+
+/// getAvailableSlots on the device where worker i asks for sizes[i % sizes.size()] (lanes of one
+/// warp asking different sizes at once).
+template <class Allocator>
+std::vector<std::size_t> device_slots_mixed(Allocator& allocator, const std::vector<std::size_t>& sizes,
+                                            std::size_t workers)
+{
+  auto handle = allocator.handle();
+  buffer<std::size_t> in(sizes.size());
+  in.assign(sizes);
+  buffer<std::size_t> out(workers);
+  const std::size_t* s = in.data();
+  std::size_t* o = out.data();
+  const std::size_t n = sizes.size();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { o[i] = handle.getAvailableSlots(s[i % n]); });
+  return out.to_host();
+}
+
+/// Inside one launch, each worker repeatedly allocates sizes a and b alternately, writes, checks
+/// and frees them, so pages keep changing chunk size while others reserve on them. Returns the
+/// number of corrupted words; `nulls` receives the failed allocations.
+template <class Allocator, class Size>
+unsigned long long churn(Allocator& allocator, std::size_t workers, std::size_t rounds, Size size,
+                         unsigned long long* nulls)
+{
+  auto handle = allocator.handle();
+  buffer<unsigned long long> counters(2);
+  unsigned long long* c = counters.data();
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t r = 0; r < rounds; ++r) {
+        void* held[3];
+        std::size_t bytes[3];
+        for (std::size_t k = 0; k < 3; ++k) {
+          bytes[k] = size(i, r * 3 + k);
+          held[k] = handle.alloc(bytes[k]);
+          if (held[k] == nullptr) {
+            add(c[1]);
+          } else {
+            write_words(held[k], bytes[k], i, r * 3 + k);
+          }
+        }
+        for (std::size_t k = 0; k < 3; ++k) {
+          if (held[k] == nullptr) { continue; }
+          add(c[0], bad_words(held[k], bytes[k], i, r * 3 + k));
+          handle.dealloc(held[k]);
+        }
+      }
+    },
+    opts());
+  *nulls = counters.get(1);
+  return counters.get(0);
+}
+
+/// Every worker allocates `bytes` and, if it gets nullptr, retries up to `retries` times (user
+/// code that waits for memory, as in the stress test that deadlocked on stale chunk sizes);
+/// returns how many workers never got memory. Frees everything afterwards.
+template <class Allocator>
+std::size_t alloc_with_retries(Allocator& allocator, std::size_t workers, std::size_t bytes, std::size_t retries)
+{
+  auto handle = allocator.handle();
+  buffer<void*> table(workers);
+  buffer<unsigned long long> failed(1);
+  void** t = table.data();
+  unsigned long long* f = failed.data();
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      void* p = nullptr;
+      for (std::size_t r = 0; r <= retries && p == nullptr; ++r) { p = handle.alloc(bytes); }
+      if (p == nullptr) { add(*f); }
+      t[i] = p;
+    },
+    opts());
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(t[i]); }, opts());
+  return static_cast<std::size_t>(failed.get(0));
+}
+
+/// Calls the creation policy directly: creates one chunk of `total` bytes, writes `members` into
+/// its header as XMallocSIMD's leader does, and returns it (thesis §4.3.3 shared chunk).
+template <class Allocator>
+std::uintptr_t create_shared_chunk(Allocator& allocator, std::size_t total, std::uint32_t members)
+{
+  const auto creation = allocator.handle().creation();
+  buffer<std::uintptr_t> out(1);
+  std::uintptr_t* o = out.data();
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) {
+    void* p = creation.create(total);
+    if (p != nullptr) { *static_cast<std::uint32_t*>(p) = members; }
+    o[0] = reinterpret_cast<std::uintptr_t>(p);
+  });
+  return out.get(0);
+}
+
+struct checksum_result {
+  std::size_t chunks = 0;
+  unsigned long long bytes = 0;
+  unsigned long long bad_words = 0;
+  std::size_t overlaps = 0;
+  std::size_t workers_out_of_memory = 0;
+};
+
+/// Thesis §5.4 checksum test: `workers` workers allocate size(i, k) chunks until their first
+/// nullptr (at most per_worker each) and write checksums of (worker, counter) into them; a second
+/// launch recomputes and compares every word; the host checks that no two chunks overlap. Frees
+/// everything at the end.
+template <class Allocator, class Size>
+checksum_result checksum_fill(Allocator& allocator, std::size_t workers, std::size_t per_worker, Size size)
+{
+  auto handle = allocator.handle();
+  buffer<void*> table(workers * per_worker);
+  buffer<unsigned long long> counters(3);  // [0] bad words, [1] bytes, [2] workers out of memory
+  void** t = table.data();
+  unsigned long long* c = counters.data();
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t k = 0; k < per_worker; ++k) {
+        const std::size_t bytes = size(i, k);
+        void* p = handle.alloc(bytes);
+        if (p == nullptr) {
+          add(c[2]);
+          return;
+        }
+        t[i * per_worker + k] = p;
+        add(c[1], bytes);
+        write_words(p, bytes, i, k);
+      }
+    },
+    opts());
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t k = 0; k < per_worker; ++k) {
+        const void* p = t[i * per_worker + k];
+        if (p == nullptr) { return; }
+        add(c[0], bad_words(p, size(i, k), i, k));
+      }
+    },
+    opts());
+  checksum_result r;
+  const std::vector<void*> host = table.to_host();
+  std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
+  for (std::size_t i = 0; i < workers; ++i) {
+    for (std::size_t k = 0; k < per_worker && host[i * per_worker + k] != nullptr; ++k) {
+      ranges.emplace_back(reinterpret_cast<std::uintptr_t>(host[i * per_worker + k]), size(i, k));
+    }
+  }
+  r.chunks = ranges.size();
+  r.overlaps = overlaps(std::move(ranges));
+  r.bad_words = counters.get(0);
+  r.bytes = counters.get(1);
+  r.workers_out_of_memory = static_cast<std::size_t>(counters.get(2));
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t k = 0; k < per_worker; ++k) { handle.dealloc(t[i * per_worker + k]); }
+    },
+    opts());
+  return r;
+}
+
+}  // namespace devalloc::scatter_testing

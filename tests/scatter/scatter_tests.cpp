@@ -1,0 +1,654 @@
+// tests/scatter/scatter_tests.cpp
+//
+// Tests of creation::Scatter and distribution::XMallocSIMD beyond the conformance suite: the page
+// protocol's invariants (docs/scatter.md), the failure classes ScatterAlloc implementations have
+// had (stale chunk sizes, multi-page off-by-one, heaps that do not divide into super blocks,
+// alignment, getAvailableSlots missing blocks), the thesis' memory-loss and checksum tests
+// (mallocMC thesis §5.4), and divergent callers. One source for both backends: compiled by g++
+// (CPU) and, through a one-line .cu, by nvcc (CUDA). Launches live in scatter_scenarios.hpp.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <devalloc/creation/scatter.hpp>
+#include <devalloc/devalloc.hpp>
+#include <devalloc/distribution/xmalloc_simd.hpp>
+
+#include "scatter_scenarios.hpp"
+
+namespace devalloc::scatter_testing {
+namespace {
+
+struct NoResetConfig : creation::ScatterConfig {
+  static constexpr bool resetfreedpages = false;
+};
+/// 16 pages per super block, 4 per region: many super blocks on a small heap.
+struct SmallBlocksConfig : creation::ScatterConfig {
+  static constexpr unsigned long long accessblocksize = 64u << 10;
+  static constexpr std::uint32_t regionsize = 4;
+};
+struct Page1KConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t pagesize = 1024;
+  static constexpr unsigned long long accessblocksize = 256u << 10;
+};
+struct Simd1KConfig : distribution::XMallocSIMDConfig {
+  static constexpr std::uint32_t pagesize = 1024;
+};
+struct Page256Config : creation::ScatterConfig {
+  static constexpr std::uint32_t pagesize = 256;
+};
+struct Page64KConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t pagesize = 65536;
+};
+struct PaperHashConfig : creation::ScatterConfig {
+  static constexpr bool hash_warp_term = false;
+};
+
+template <class Config, class Distribution = distribution::Noop, class Alignment = alignment::Shrink<16>>
+using scatter_allocator =
+  Allocator<creation::Scatter<Config>, Distribution, oom::ReturnNull, reserve_pool::CudaMalloc, Alignment>;
+
+using Default = presets::scatter;
+using DefaultSimd = presets::scatter_simd;
+using NoReset = scatter_allocator<NoResetConfig>;
+using SmallBlocks = scatter_allocator<SmallBlocksConfig>;
+using Page1KSimd = scatter_allocator<Page1KConfig, distribution::XMallocSIMD<Simd1KConfig>>;
+using PaperHash = scatter_allocator<PaperHashConfig>;
+
+/// Three sizes of three classes in turn (hierarchical, flat, whole page).
+struct two_sizes {
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
+  {
+    return (i + k) % 3 == 0 ? 16 : (i + k) % 3 == 1 ? 1024 : 4096;
+  }
+};
+
+struct sizes_16_to_1024 {
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
+  {
+    return 16 + (mix(i, k) % 64) * 16;
+  }
+};
+
+template <class A>
+auto creation_of(const A& allocator)
+{
+  return allocator.handle().creation();  // a copy: the policy object is a small value
+}
+
+template <class A>
+constexpr std::size_t pagesize_of()
+{
+  return A::creation_policy::pagesize;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration, layout and geometry (host only)
+
+TEST(ScatterConfiguration, ClassnameNamesEveryParameter)
+{
+  const std::string name = creation::Scatter<>::classname();
+  for (const char* part : {"pagesize=", "accessblocksize=", "regionsize=", "wastefactor=", "resetfreedpages=", "k_S=",
+                           "k_mp=", "hash_warp_term="}) {
+    EXPECT_NE(name.find(part), std::string::npos) << part << " missing in " << name;
+  }
+  EXPECT_NE(name.find("pagesize=" + std::to_string(DEVALLOC_SCATTER_PAGESIZE)), std::string::npos);
+  EXPECT_NE(creation::Scatter<Page1KConfig>::classname().find("pagesize=1024,"), std::string::npos);
+  EXPECT_NE(Default::info().find("Scatter<"), std::string::npos);
+  EXPECT_NE(DefaultSimd::info().find("XMallocSIMD<pagesize="), std::string::npos);
+}
+
+TEST(ScatterConfiguration, DefaultsComeFromTheMacrosAndCanBeOverridden)
+{
+  EXPECT_EQ(creation::ScatterConfig::pagesize, static_cast<std::uint32_t>(DEVALLOC_SCATTER_PAGESIZE));
+  EXPECT_EQ(creation::ScatterConfig::regionsize, static_cast<std::uint32_t>(DEVALLOC_SCATTER_REGIONSIZE));
+  EXPECT_EQ(creation::ScatterConfig::wastefactor, static_cast<std::uint32_t>(DEVALLOC_SCATTER_WASTEFACTOR));
+  EXPECT_EQ(creation::ScatterConfig::resetfreedpages, DEVALLOC_SCATTER_RESETFREEDPAGES != 0);
+  EXPECT_EQ(creation::Scatter<NoResetConfig>::pagesize, creation::ScatterConfig::pagesize);
+  EXPECT_FALSE(creation::Scatter<NoResetConfig>::resetfreedpages);
+  EXPECT_FALSE(creation::Scatter<NoResetConfig>::traits.exact_refill);
+  EXPECT_TRUE(creation::Scatter<>::traits.exact_refill);
+  EXPECT_EQ(Default::alignment, 16u);
+  EXPECT_EQ(distribution::XMallocSIMD<>::pagesize, creation::Scatter<>::pagesize);
+}
+
+template <class S>
+void expect_layouts_fit()
+{
+  std::uint32_t previous = ~0u;
+  for (std::uint32_t chunk = S::min_chunk; chunk <= S::pagesize; chunk += S::min_chunk) {
+    const auto layout = S::layout_of(chunk);
+    ASSERT_GE(layout.spots, 1u) << chunk;
+    ASSERT_LE(layout.spots, 1024u) << chunk;
+    ASSERT_LE(layout.spots, previous) << "fewer chunks for a smaller size at " << chunk;
+    previous = layout.spots;
+    if (!layout.hierarchical) {
+      ASSERT_LE(layout.spots, 32u) << chunk;
+      ASSERT_LE(std::uint64_t{layout.spots} * chunk, S::pagesize) << chunk;
+      ASSERT_EQ(layout.spots, std::min<std::uint32_t>(32u, S::pagesize / chunk)) << chunk;
+    } else {
+      ASSERT_LE(layout.segments(), 32u) << chunk;
+      ASSERT_LT(layout.additional, 32u) << chunk;
+      ASSERT_EQ(layout.spots, layout.full_segments * 32u + layout.additional) << chunk;
+      // chunks from the page start, one bitfield per segment at the page end: no overlap
+      ASSERT_LE(std::uint64_t{layout.spots} * chunk + 4u * layout.segments(), S::pagesize) << chunk;
+      ASSERT_GT(layout.spots, 32u) << "a hierarchical layout must beat the flat one at " << chunk;
+    }
+  }
+}
+
+TEST(ScatterLayout, EveryChunkSizeFitsItsPage)
+{
+  expect_layouts_fit<creation::Scatter<>>();
+  expect_layouts_fit<creation::Scatter<Page1KConfig>>();
+  expect_layouts_fit<creation::Scatter<Page256Config>>();
+  expect_layouts_fit<creation::Scatter<Page64KConfig>>();
+  // thesis §4.3.5 example numbers for 4096-byte pages
+  EXPECT_EQ(creation::Scatter<>::layout_of(16).spots, 254u);
+  EXPECT_EQ(creation::Scatter<>::layout_of(64).spots, 63u);
+  EXPECT_EQ(creation::Scatter<>::layout_of(128).spots, 32u);
+  EXPECT_EQ(creation::Scatter<>::layout_of(4096).spots, 1u);
+}
+
+template <class S>
+void expect_plan_consistent(std::uintptr_t base, std::size_t bytes)
+{
+  const auto g = S::plan(base, bytes);
+  if (g.pages == 0) { return; }
+  const std::string where = "base " + std::to_string(base) + " bytes " + std::to_string(bytes);
+  ASSERT_LE(g.data_offset + static_cast<std::uint64_t>(g.pages) * S::pagesize, bytes) << where;
+  ASSERT_EQ((base + g.data_offset) % 256, 0u) << where;
+  ASSERT_EQ((base + g.meta_offset) % 256, 0u) << where;
+  ASSERT_LE(g.regions_offset + 4ull * g.regions, g.data_offset) << where;
+  ASSERT_GE(g.pages_per_block, 1u) << where;
+  ASSERT_LE(g.pages_per_block, g.pages) << where;
+  ASSERT_TRUE(g.blocks == 1 || g.pages_per_block % g.region_pages == 0) << "regions straddle super blocks: " << where;
+  ASSERT_EQ(g.blocks, (g.pages + g.pages_per_block - 1) / g.pages_per_block) << where;
+  ASSERT_EQ(g.regions, (g.pages + g.region_pages - 1) / g.region_pages) << where;
+  // no room left for one more page (and its 12 + 4 bytes of metadata, alignment padding)
+  if (g.pages < S::max_pages) {
+    const std::uint64_t used = g.data_offset + static_cast<std::uint64_t>(g.pages) * S::pagesize;
+    ASSERT_LT(bytes - used, S::pagesize + 16u + 2u * 256u) << "the plan leaves a page unused: " << where;
+  }
+}
+
+TEST(ScatterGeometry, AnyHeapSizeGetsUsablePagesAndMetadataFits)
+{
+  using S = creation::Scatter<>;
+  EXPECT_EQ(S::plan(0x1000, 100).pages, 0u);
+  EXPECT_EQ(S::plan(0x1000, S::min_pool_bytes).pages, 1u);
+  EXPECT_GE(S::plan(0x1010, S::min_pool_bytes).pages, 1u) << "an unaligned pool of min_pool_bytes must still fit";
+  for (std::size_t bytes : {std::size_t{5000}, std::size_t{1} << 20, (std::size_t{1} << 20) + 12345,
+                            std::size_t{3} << 30, (std::size_t{5} << 30) + 777, std::size_t{1} << 40}) {
+    for (std::uintptr_t base : {std::uintptr_t{0x100000}, std::uintptr_t{0x100010}, std::uintptr_t{0x7f0000000ff0}}) {
+      expect_plan_consistent<S>(base, bytes);
+      expect_plan_consistent<creation::Scatter<SmallBlocksConfig>>(base, bytes);
+      expect_plan_consistent<creation::Scatter<Page1KConfig>>(base, bytes);
+    }
+  }
+  // A super block larger than the heap: one super block holding every page.
+  const auto one = S::plan(0x100000, 1u << 20);
+  EXPECT_EQ(one.blocks, 1u);
+  EXPECT_EQ(one.pages_per_block, one.pages);
+  EXPECT_GT(one.pages, 240u);
+  // A heap that does not divide into super blocks: a shorter last one, no page left out.
+  const auto odd = creation::Scatter<SmallBlocksConfig>::plan(0x100000, (1u << 20) + 12345);
+  EXPECT_EQ(odd.pages_per_block, 16u);
+  EXPECT_NE(odd.pages % odd.pages_per_block, 0u) << "pick a heap size that leaves a partial super block";
+  // Heaps beyond 4 GiB: byte offsets are 64-bit (5 GiB heap: offsets past 2^32).
+  const auto big = S::plan(0x7f0000000000, (std::size_t{5} << 30) + 777);
+  EXPECT_GT(static_cast<std::uint64_t>(big.pages) * S::pagesize, std::uint64_t{1} << 32);
+  EXPECT_EQ(big.blocks, 3u);
+  // More pages than 32-bit page indices allow: clamped, not wrapped.
+  EXPECT_EQ(S::plan(0x100000, std::size_t{1} << 44).pages, S::max_pages);
+}
+
+TEST(ScatterGeometry, TooSmallHeapThrowsAndTheSmallestHeapWorks)
+{
+  EXPECT_THROW(Default(200), devalloc::error);
+  Default tiny(creation::Scatter<>::min_pool_bytes + 256);
+  const auto c = creation_of(tiny);
+  ASSERT_EQ(c.page_count(), 1u);
+  const std::uintptr_t p = alloc_one(tiny, 4096);
+  EXPECT_NE(p, 0u);
+  EXPECT_EQ(alloc_one(tiny, 16), 0u);
+  free_one(tiny, p);
+  EXPECT_EQ(tiny.getAvailableSlots(16), 254u);
+  EXPECT_EQ(c.check_invariants_host(), "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generic behaviour, for every configuration
+
+template <class A>
+class ScatterEach : public ::testing::Test {};
+
+using all_configurations = ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, PaperHash>;
+struct configuration_names {
+  template <class A>
+  static std::string GetName(int i)
+  {
+    const char* names[] = {"Default", "DefaultSimd", "NoReset", "SmallBlocks", "Page1KSimd", "PaperHash"};
+    return names[i];
+  }
+};
+TYPED_TEST_SUITE(ScatterEach, all_configurations, configuration_names);
+
+template <class A>
+void expect_clean(const live_result& r, const A& allocator, const char* scenario)
+{
+  EXPECT_EQ(r.nulls, 0u) << scenario;
+  EXPECT_EQ(r.overlaps, 0u) << scenario;
+  EXPECT_EQ(r.bad_words, 0u) << scenario;
+  EXPECT_EQ(r.misaligned, 0u) << scenario;
+  EXPECT_EQ(creation_of(allocator).check_invariants_host(), "") << scenario;
+}
+
+/// Every page free (resetfreedpages) or at least every chunk released.
+template <class A>
+void expect_empty(const A& allocator, const char* when)
+{
+  const auto c = creation_of(allocator);
+  EXPECT_EQ(c.check_invariants_host(), "") << when;
+  if constexpr (A::creation_policy::resetfreedpages) {
+    EXPECT_EQ(allocator.getAvailableSlots(pagesize_of<A>()), c.page_count()) << when << ": pages not reset";
+  }
+}
+
+TYPED_TEST(ScatterEach, DivergentCallersGetDisjointChunks)
+{
+  TypeParam allocator(scale::heap);
+  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{300}, every_other_lane{}), allocator,
+               "every other lane");
+  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{300}, one_lane{}), allocator, "one lane");
+  const auto loop = live_allocations(allocator, scale::workers, 9, mixed_size{300}, data_dependent_loop{});
+  EXPECT_GT(loop.requested, scale::workers * 3);
+  expect_clean(loop, allocator, "data-dependent loop");
+  expect_clean(live_allocations(allocator, scale::workers, 3, fixed_size{64}, all_workers{}), allocator, "all lanes");
+  expect_empty(allocator, "after freeing");
+}
+
+TYPED_TEST(ScatterEach, ChurnWithEverySizeClassKeepsDataAndInvariants)
+{
+  TypeParam allocator(2 * scale::heap);
+  unsigned long long nulls = 0;
+  const std::size_t workers = scale::workers / 2;
+  EXPECT_EQ(churn(allocator, workers, 6, class_size{pagesize_of<TypeParam>()}, &nulls), 0u)
+    << "a chunk was handed out twice while in use";
+  EXPECT_EQ(nulls, 0u);
+  expect_empty(allocator, "after churn");
+  // Two sizes alternating on a heap small enough that pages change chunk size all the time.
+  TypeParam small(256u << 10);
+  EXPECT_EQ(churn(small, 64, 20, class_size{pagesize_of<TypeParam>()}, &nulls), 0u);
+  expect_empty(small, "after churn on a small heap");
+}
+
+TYPED_TEST(ScatterEach, MemoryLossTest)
+{
+  // mallocMC thesis §5.4: available slots before filling and after freeing everything are equal.
+  TypeParam allocator(scale::heap);
+  const std::size_t sizes[] = {16, 64, 256, 4096};
+  std::vector<std::size_t> before;
+  for (std::size_t s : sizes) { before.push_back(allocator.getAvailableSlots(s)); }
+  for (int round = 0; round < 2; ++round) {
+    const std::size_t per_worker = scale::heap / (scale::fill_workers * 64) + 16;
+    const auto r = checksum_fill(allocator, scale::fill_workers, per_worker, class_size{pagesize_of<TypeParam>()});
+    EXPECT_EQ(r.bad_words, 0u);
+    EXPECT_EQ(r.overlaps, 0u);
+    EXPECT_GT(r.workers_out_of_memory, 0u) << "the fill must reach the end of the heap";
+    EXPECT_EQ(creation_of(allocator).check_invariants_host(), "");
+    for (std::size_t k = 0; k < 4; ++k) {
+      if constexpr (TypeParam::creation_policy::resetfreedpages) {
+        EXPECT_EQ(allocator.getAvailableSlots(sizes[k]), before[k]) << "memory lost for " << sizes[k] << " bytes";
+      } else {
+        EXPECT_LE(allocator.getAvailableSlots(sizes[k]), before[k]);
+      }
+    }
+  }
+  if constexpr (!TypeParam::creation_policy::resetfreedpages) {
+    // Documented: without the reset, freed pages keep their chunk size; a fresh heap filled with
+    // one size and freed gives the same count for that size again.
+    TypeParam fresh(scale::heap);
+    const std::size_t slots = fresh.getAvailableSlots(64);
+    filler<TypeParam> f(fresh, fresh.heap_bytes() / 64 + 1);
+    f.fill(scale::fill_workers, fixed_size{64});
+    f.free_all();
+    EXPECT_EQ(fresh.getAvailableSlots(64), slots);
+  }
+}
+
+TYPED_TEST(ScatterEach, AvailableSlotsAgreeOnHostDeviceAndWithFilling)
+{
+  TypeParam allocator(1u << 20);  // one worker fills it below: keep it small for the GPU
+  constexpr std::size_t page = pagesize_of<TypeParam>();
+  // Some live allocations of every class so that pages of all kinds exist.
+  filler<TypeParam> background(allocator, 4096);
+  background.fill(8, class_size{page}, 40);
+  const std::vector<std::size_t> sizes = {1, 16, 40, 48, 64, 100, 256, 1000, page / 2, page, page + 1, 3 * page,
+                                          10 * page + 5, 100 * page};
+  for (std::size_t s : sizes) {
+    const std::size_t host = allocator.getAvailableSlots(s);
+    EXPECT_EQ(device_slots(allocator, s)[0], host) << s;
+    for (std::size_t v : device_slots(allocator, s, 64)) { ASSERT_EQ(v, host) << s << " (64 workers)"; }
+  }
+  const auto mixed = device_slots_mixed(allocator, sizes, 4 * sizes.size());
+  for (std::size_t i = 0; i < mixed.size(); ++i) {
+    ASSERT_EQ(mixed[i], allocator.getAvailableSlots(sizes[i % sizes.size()])) << "lanes asking different sizes";
+  }
+  // Counting by filling: one worker allocates until nullptr; it must get exactly the slots announced.
+  for (std::size_t s : {std::size_t{16}, std::size_t{64}, std::size_t{200}, page, page + 1, 3 * page}) {
+    const std::size_t announced = allocator.getAvailableSlots(s);
+    std::vector<std::uintptr_t> got;
+    EXPECT_EQ(count_by_filling(allocator, s, announced + 8, &got), announced) << s;
+    EXPECT_EQ(allocator.getAvailableSlots(s), 0u) << s;
+    free_each(allocator, got);
+    EXPECT_EQ(allocator.getAvailableSlots(s), announced) << s;
+  }
+  background.free_all();
+  expect_empty(allocator, "after freeing");
+  EXPECT_EQ(allocator.getAvailableSlots(0), 0u);
+  EXPECT_EQ(allocator.getAvailableSlots(allocator.heap_bytes() + 1), 0u);
+}
+
+TYPED_TEST(ScatterEach, ResetFreesEverything)
+{
+  TypeParam allocator(scale::heap);
+  const std::size_t fresh16 = allocator.getAvailableSlots(16), fresh_page = allocator.getAvailableSlots(pagesize_of<TypeParam>());
+  filler<TypeParam> f(allocator, 1u << 16);
+  f.fill(scale::fill_workers, class_size{pagesize_of<TypeParam>()}, 64);
+  allocator.reset();
+  f.forget();
+  EXPECT_EQ(allocator.getAvailableSlots(16), fresh16);
+  EXPECT_EQ(allocator.getAvailableSlots(pagesize_of<TypeParam>()), fresh_page);
+  EXPECT_EQ(creation_of(allocator).check_invariants_host(), "");
+  EXPECT_EQ(creation_of(allocator).active_block_host(), 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Known failure classes
+
+TEST(ScatterFailureClasses, FreedPageForgetsItsChunkSizeSoOtherSizesDoNotStarve)
+{
+  // A page that kept a stale chunk size after its last chunk was freed made later requests of
+  // another size wait for ever (user code retrying until it gets memory). With resetfreedpages,
+  // every page filled with 16-byte chunks and freed again serves whole pages afterwards.
+  Default allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  filler<Default> f(allocator, allocator.heap_bytes() / 16 + 1);
+  f.fill(scale::fill_workers, fixed_size{16});
+  EXPECT_EQ(allocator.getAvailableSlots(16), 0u);
+  EXPECT_EQ(allocator.getAvailableSlots(4096), 0u);
+  f.free_all();
+  EXPECT_EQ(c.check_invariants_host(), "") << "a page kept a stale chunk size";
+  EXPECT_EQ(allocator.getAvailableSlots(4096), c.page_count());
+  EXPECT_EQ(alloc_with_retries(allocator, c.page_count(), 4096, 100), 0u) << "some workers never got a page";
+  EXPECT_EQ(alloc_with_retries(allocator, c.page_count() * 4, 1024, 100), 0u);
+  expect_empty(allocator, "after the other sizes");
+}
+
+TEST(ScatterFailureClasses, WithoutResetAFreedPageKeepsItsSizeButNothingHangs)
+{
+  NoReset allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  filler<NoReset> f(allocator, allocator.heap_bytes() / 16 + 1);
+  const std::size_t chunks = f.fill(scale::fill_workers, fixed_size{16});
+  f.free_all();
+  EXPECT_EQ(c.check_invariants_host(), "");
+  EXPECT_EQ(allocator.getAvailableSlots(4096), 0u) << "documented: pages keep their chunk size";
+  EXPECT_EQ(alloc_one(allocator, 4096), 0u) << "must fail at once, not wait";
+  EXPECT_EQ(allocator.getAvailableSlots(16), chunks);
+  EXPECT_EQ(f.fill(scale::fill_workers, fixed_size{16}), chunks) << "the same size refills exactly";
+  f.free_all();
+}
+
+TEST(ScatterFailureClasses, ResetRacesLeaveNoStaleChunkSize)
+{
+  // Many workers on a tiny heap, each alternating sizes of different classes: pages are emptied
+  // and re-split all the time while other workers hold transient reservations on them.
+  Default allocator(64u << 10);
+  const auto c = creation_of(allocator);
+  unsigned long long nulls = 0;
+  EXPECT_EQ(churn(allocator, scale::workers, 10, two_sizes{}, &nulls), 0u);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  EXPECT_EQ(allocator.getAvailableSlots(4096), c.page_count()) << "a page kept a stale chunk size (nulls: " << nulls << ")";
+}
+
+template <class A>
+void expect_multi_page_boundaries()
+{
+  constexpr std::size_t page = pagesize_of<A>();
+  A allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  const std::size_t pages = c.page_count();
+  // Exactly one page: one chunk of a single page, not a multi-page chunk.
+  const std::uintptr_t one = alloc_one(allocator, page);
+  ASSERT_NE(one, 0u);
+  const auto v1 = c.page_host(c.page_of(reinterpret_cast<void*>(one)));
+  EXPECT_EQ(v1.chunk, page);
+  EXPECT_EQ(v1.count, 1u);
+  EXPECT_EQ(allocator.getAvailableSlots(page), pages - 1);
+  free_one(allocator, one);
+  EXPECT_EQ(allocator.getAvailableSlots(page), pages);
+  // One page + 1 byte (padded to +16): two pages; k pages and k pages + 1 byte.
+  for (std::size_t k = 1; k <= 5; ++k) {
+    for (std::size_t extra : {std::size_t{0}, std::size_t{1}}) {
+      const std::size_t bytes = k * page + extra;
+      if (bytes == page) { continue; }
+      const std::size_t need = k + extra;
+      const std::size_t free_runs_before = allocator.getAvailableSlots(bytes);
+      EXPECT_EQ(free_runs_before, pages / need) << bytes;
+      const std::uintptr_t p = alloc_one(allocator, bytes);
+      ASSERT_NE(p, 0u) << bytes;
+      EXPECT_EQ((p - reinterpret_cast<std::uintptr_t>(c.data_begin())) % page, 0u) << "not page aligned: " << bytes;
+      const std::uint32_t first = c.page_of(reinterpret_cast<void*>(p));
+      const auto head = c.page_host(first);
+      EXPECT_EQ(head.chunk, A::creation_policy::large_chunk) << bytes;
+      EXPECT_EQ(head.bits, need) << "pages of a " << bytes << "-byte request";
+      EXPECT_EQ(allocator.getAvailableSlots(page), pages - need) << bytes;
+      if (first + need < pages) {
+        EXPECT_NE(c.page_host(first + static_cast<std::uint32_t>(need)).chunk, A::creation_policy::large_chunk)
+          << "one page too many for " << bytes;
+      }
+      EXPECT_EQ(c.check_invariants_host(), "") << bytes;
+      free_one(allocator, p);
+      EXPECT_EQ(allocator.getAvailableSlots(page), pages) << bytes;
+    }
+  }
+}
+
+TEST(ScatterFailureClasses, MultiPageConditionHasNoOffByOne)
+{
+  expect_multi_page_boundaries<Default>();
+  expect_multi_page_boundaries<scatter_allocator<Page1KConfig>>();
+}
+
+TEST(ScatterFailureClasses, RequestsUpToTheWholeHeap)
+{
+  Default allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  const std::size_t all = c.data_bytes();
+  const std::uintptr_t whole = alloc_one(allocator, all);
+  ASSERT_EQ(whole, reinterpret_cast<std::uintptr_t>(c.data_begin())) << "the whole page area in one request";
+  EXPECT_EQ(alloc_one(allocator, 16), 0u);
+  EXPECT_EQ(allocator.getAvailableSlots(16), 0u);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  free_one(allocator, whole);
+  EXPECT_EQ(alloc_one(allocator, all + 1), 0u);
+  const std::uintptr_t most = alloc_one(allocator, all - 4096);
+  ASSERT_NE(most, 0u);
+  const std::uintptr_t last = alloc_one(allocator, 4096);
+  ASSERT_NE(last, 0u);
+  EXPECT_EQ(alloc_one(allocator, 16), 0u);
+  free_each(allocator, {most, last});
+  const std::uintptr_t almost = alloc_one(allocator, all - 4096 - 100);
+  ASSERT_NE(almost, 0u);
+  const std::uintptr_t small = alloc_one(allocator, 100);
+  ASSERT_NE(small, 0u);
+  EXPECT_EQ(c.page_of(reinterpret_cast<void*>(small)), 0u) << "the free page is the first one";
+  free_each(allocator, {almost, small});
+  expect_empty(allocator, "after the whole-heap requests");
+}
+
+TEST(ScatterFailureClasses, HeapThatDoesNotDivideIntoSuperBlocks)
+{
+  SmallBlocks allocator((1u << 20) + 12345);
+  const auto c = creation_of(allocator);
+  ASSERT_GT(c.block_count(), 2u);
+  ASSERT_NE(c.page_count() % c.pages_per_block(), 0u);
+  // Every page, including those of the short last super block, is found: by counting and by filling.
+  const std::size_t announced = allocator.getAvailableSlots(64);
+  EXPECT_EQ(announced, std::size_t{c.page_count()} * creation::Scatter<SmallBlocksConfig>::layout_of(64).spots);
+  std::vector<std::uintptr_t> got;
+  EXPECT_EQ(count_by_filling(allocator, 64, announced + 8, &got), announced);
+  for (std::uint32_t page = 0; page < c.page_count(); ++page) {
+    const auto v = c.page_host(page);
+    ASSERT_EQ(v.chunk, 64u) << "page " << page << " was never used";
+    ASSERT_EQ(v.count, creation::Scatter<SmallBlocksConfig>::layout_of(64).spots) << page;
+  }
+  EXPECT_EQ(c.active_block_host(), c.block_count() - 1) << "the active super block must have moved forward";
+  EXPECT_EQ(c.check_invariants_host(), "");
+  free_each(allocator, got);
+  expect_empty(allocator, "after freeing");
+  EXPECT_EQ(device_slots(allocator, 64, 32)[31], announced);
+  EXPECT_EQ(device_slots(allocator, 3 * 4096, 32)[5], c.page_count() / 3);
+}
+
+template <std::size_t N>
+void expect_alignment()
+{
+  using A = scatter_allocator<creation::ScatterConfig, distribution::Noop, alignment::Shrink<N>>;
+  using S = scatter_allocator<creation::ScatterConfig, distribution::XMallocSIMD<>, alignment::Shrink<N>>;
+  static_assert(A::alignment == (N < 16 ? 16 : N));
+  A allocator(scale::heap);
+  const auto r = live_allocations(allocator, scale::workers, 4, mixed_size{1500}, all_workers{}, N);
+  EXPECT_EQ(r.misaligned, 0u) << "Shrink<" << N << ">";
+  expect_clean(r, allocator, "alignment");
+  S simd(scale::heap);
+  const auto s = live_allocations(simd, scale::workers, 4, mixed_size{200}, all_workers{}, N);
+  EXPECT_EQ(s.misaligned, 0u) << "XMallocSIMD + Shrink<" << N << ">";
+  expect_clean(s, simd, "alignment (XMallocSIMD)");
+}
+
+TEST(ScatterFailureClasses, PointersKeepTheirAlignment)
+{
+  expect_alignment<8>();
+  expect_alignment<16>();
+  expect_alignment<32>();
+  expect_alignment<64>();
+  expect_alignment<128>();
+  expect_alignment<256>();
+  // Without an AlignmentPolicy, odd sizes still get 16-byte aligned chunks.
+  using A = scatter_allocator<creation::ScatterConfig, distribution::Noop, alignment::NoAlignment>;
+  A allocator(scale::heap);
+  const auto r = live_allocations(allocator, scale::workers, 4, mixed_size{999}, all_workers{}, 16);
+  expect_clean(r, allocator, "NoAlignment");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Protocol details
+
+TEST(ScatterProtocol, SharedChunkIsFreedByItsLastMember)
+{
+  // The header protocol of chunks XMallocSIMD shares among lanes (thesis §4.3.3): three members
+  // with slices at +16, +64 and +96 of one 160-byte chunk.
+  Default allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  const std::uintptr_t chunk = create_shared_chunk(allocator, 160, 3);
+  ASSERT_NE(chunk, 0u);
+  const std::uint32_t page = c.page_of(reinterpret_cast<void*>(chunk));
+  EXPECT_EQ(c.page_host(page).count, 1u);
+  free_one(allocator, chunk + 16);
+  free_one(allocator, chunk + 96);
+  EXPECT_EQ(c.page_host(page).count, 1u) << "freed before its last member left";
+  free_one(allocator, chunk + 64);
+  EXPECT_EQ(c.page_host(page).count, 0u);
+  expect_empty(allocator, "after the last member");
+}
+
+TEST(ScatterProtocol, ForeignAndRepeatedFreesDoNotCorruptTheTable)
+{
+  Default allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  // A pointer into the metadata in front of the pages is not owned: counted, not freed.
+  free_one(allocator, reinterpret_cast<std::uintptr_t>(c.data_begin()) - 64);
+  EXPECT_EQ(allocator.stats().invalid_frees, 1u);
+  EXPECT_THROW(allocator.check_errors(), devalloc::error);
+  const std::uintptr_t a = alloc_one(allocator, 1024);
+  const std::uintptr_t b = alloc_one(allocator, 1024);
+  ASSERT_NE(a, 0u);
+  ASSERT_NE(b, 0u);
+  free_one(allocator, a);
+  free_one(allocator, a);  // undefined behaviour by contract; Scatter ignores a cleared bit
+  EXPECT_EQ(c.check_invariants_host(), "");
+  free_one(allocator, b);
+  expect_empty(allocator, "after the frees");
+}
+
+TEST(ScatterProtocol, FullSuperBlocksMoveTheActivePointerAndEverythingIsReused)
+{
+  SmallBlocks allocator(1u << 20);
+  const auto c = creation_of(allocator);
+  const std::size_t slots = allocator.getAvailableSlots(256);
+  filler<SmallBlocks> f(allocator, slots + 8);
+  // Half the heap: allocations start in the active super block, so it must have moved on.
+  f.fill(scale::fill_workers, fixed_size{256}, slots / (2 * scale::fill_workers));
+  EXPECT_NE(c.active_block_host(), 0u);
+  f.fill(scale::fill_workers, fixed_size{256});
+  EXPECT_EQ(f.count(), slots);
+  EXPECT_EQ(f.verify(slot_bytes_fixed{256}), 0u);
+  f.free_all();
+  expect_empty(allocator, "after the first fill");
+  EXPECT_EQ(f.fill(scale::fill_workers, fixed_size{256}), slots) << "memory lost between super blocks";
+  f.free_all();
+}
+
+TEST(ScatterChecksum, MostOfTheHeapFilledByManyWorkersHoldsEveryChecksum)
+{
+  // mallocMC thesis §5.4. Heap size: DEVALLOC_SCATTER_TEST_HEAP_MIB (MiB), default 16 on the CPU
+  // and 1024 on the GPU.
+  const std::size_t heap = checksum_heap_bytes();
+  const std::size_t workers = DEVALLOC_BACKEND_CUDA ? 65536 : 64;
+  const std::size_t per_worker = heap / (workers * 256) + 16;
+  Default allocator(heap);
+  const auto r = checksum_fill(allocator, workers, per_worker, sizes_16_to_1024{});
+  EXPECT_EQ(r.bad_words, 0u) << "corrupted words";
+  EXPECT_EQ(r.overlaps, 0u);
+  EXPECT_GT(r.bytes, creation_of(allocator).data_bytes() / 2)
+    << "the fill used less than half the heap (" << r.chunks << " chunks)";
+  expect_empty(allocator, "after the checksum test");
+}
+
+TEST(ScatterBigHeap, HeapsLargerThan4GiBWork)
+{
+  // Backend memory of a CPU heap is committed lazily: only metadata and touched pages cost RAM.
+  const std::size_t heap = (std::size_t{5} << 30) + 4096 * 3;
+  if (detail::backend::free_memory() < heap + (std::size_t{1} << 30)) { GTEST_SKIP() << "not enough free memory"; }
+  Default allocator(heap);
+  const auto c = creation_of(allocator);
+  ASSERT_GT(static_cast<std::uint64_t>(c.page_count()) * 4096, std::uint64_t{1} << 32);
+  EXPECT_EQ(allocator.getAvailableSlots(4096), c.page_count());
+  EXPECT_EQ(device_slots(allocator, 4096)[0], c.page_count());
+  EXPECT_EQ(allocator.getAvailableSlots(std::size_t{3} << 30), 1u);
+  // A multi-page chunk at the end of the heap (offsets past 2^32) and one of the whole heap.
+  const std::uintptr_t tail = alloc_one(allocator, 3 * 4096);
+  ASSERT_NE(tail, 0u);
+  EXPECT_EQ(tail - reinterpret_cast<std::uintptr_t>(c.data_begin()), c.data_bytes() - 3 * 4096);
+  const auto r = live_allocations(allocator, 64, 4, mixed_size{2000}, all_workers{});
+  EXPECT_EQ(r.nulls + r.overlaps + r.bad_words, 0u);
+  free_one(allocator, tail);
+  const std::uintptr_t whole = alloc_one(allocator, c.data_bytes());
+  EXPECT_EQ(whole, reinterpret_cast<std::uintptr_t>(c.data_begin()));
+  free_one(allocator, whole);
+  const std::uintptr_t three = alloc_one(allocator, std::size_t{3} << 30);
+  const std::uintptr_t two = alloc_one(allocator, c.data_bytes() - (std::size_t{3} << 30));
+  EXPECT_NE(three, 0u);
+  EXPECT_NE(two, 0u);
+  free_each(allocator, {three, two});
+  EXPECT_EQ(c.check_invariants_host(), "");
+  EXPECT_EQ(allocator.getAvailableSlots(4096), c.page_count());
+}
+
+}  // namespace
+}  // namespace devalloc::scatter_testing
