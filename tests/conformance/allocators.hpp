@@ -58,8 +58,28 @@ struct BumpUserPoolFactory {
   }
 };
 
+struct ScatterFactory : default_factory<presets::scatter> {
+  static constexpr const char* name = "Scatter_Noop";
+};
+
+/// Scatter without resetfreedpages: freed pages keep their chunk size (traits.exact_refill false).
+struct ScatterNoResetFactory {
+  struct config : creation::ScatterConfig {
+    static constexpr bool resetfreedpages = false;
+  };
+  using allocator = Allocator<creation::Scatter<config>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                              alignment::Shrink<16>>;
+  static constexpr const char* name = "Scatter_NoReset_Noop";
+  static allocator make(std::size_t heap) { return allocator(heap); }
+};
+
+struct ScatterSimdFactory : default_factory<presets::scatter_simd> {
+  static constexpr const char* name = "Scatter_XMallocSIMD";
+};
+
 // New allocator configurations: add a factory above and list it here.
-using all_factories = ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory>;
+using all_factories = ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory,
+                                       ScatterFactory, ScatterNoResetFactory, ScatterSimdFactory>;
 
 struct factory_names {
   template <class Factory>
