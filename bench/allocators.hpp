@@ -74,7 +74,13 @@ inline constexpr bool is_builtin_malloc =
 
 /// The heap is process-wide and can be sized only once, before the first kernel that uses it
 /// (CUDA's malloc heap). Cells that need another heap size run in a child process.
+/// (DEVALLOC_BENCH_EMULATE_PROCESS_HEAP=1 makes it so on the CPU backend too, to test the
+/// child-process path without a GPU.)
+#ifndef DEVALLOC_BENCH_EMULATE_PROCESS_HEAP
+#define DEVALLOC_BENCH_EMULATE_PROCESS_HEAP 0
+#endif
 template <class E>
-inline constexpr bool has_process_wide_heap = DEVALLOC_BACKEND_CUDA && is_builtin_malloc<E>;
+inline constexpr bool has_process_wide_heap =
+  (DEVALLOC_BACKEND_CUDA || DEVALLOC_BENCH_EMULATE_PROCESS_HEAP) && is_builtin_malloc<E>;
 
 }  // namespace devalloc_bench
