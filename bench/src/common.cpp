@@ -318,8 +318,8 @@ std::string usage_text()
          "  --list               list tests and allocators, then exit\n"
          "  --seed N             random seed (default 20240611)\n"
          "  --cell-budget S      seconds one cell (kernel) may take (quick 1.5, full 30)\n"
-         "  --pair-budget S      seconds one test may spend on one allocator (quick 8, full 900)\n"
-         "  --time-budget S      soft limit of the whole run (quick 140, full 21600): past it, allocators that\n"
+         "  --pair-budget S      seconds one test may spend on one allocator (quick 6, full 900)\n"
+         "  --time-budget S      soft limit of the whole run (quick 150, full 21600): past it, allocators that\n"
          "                       used more than their share are skipped\n"
          "  --cuda-heap BYTES    CUDA malloc heap of this process (default 2G; e.g. 512M, 4G)\n"
          "  --cpu-threads N      CPU backend: std::threads per launch (default 2 x hardware threads)\n"
@@ -607,8 +607,8 @@ bool Context::allocator_selected(const std::string& name) const
 
 double Context::cell_budget_s() const { return opt.cell_budget_s > 0 ? opt.cell_budget_s : (opt.full ? 30.0 : 1.5); }
 double Context::cell_total_budget_s() const { return cell_budget_s() * (opt.full ? 10.0 : 4.0); }
-double Context::pair_budget_s() const { return opt.pair_budget_s > 0 ? opt.pair_budget_s : (opt.full ? 900.0 : 8.0); }
-double Context::run_budget_s() const { return opt.run_budget_s > 0 ? opt.run_budget_s : (opt.full ? 21600.0 : 140.0); }
+double Context::pair_budget_s() const { return opt.pair_budget_s > 0 ? opt.pair_budget_s : (opt.full ? 900.0 : 6.0); }
+double Context::run_budget_s() const { return opt.run_budget_s > 0 ? opt.run_budget_s : (opt.full ? 21600.0 : 150.0); }
 
 double Context::elapsed_s() const
 {

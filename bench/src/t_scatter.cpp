@@ -115,6 +115,48 @@ struct OpsStep {
   }
 };
 
+/// Starts each worker near the steady state of OpsStep's random walk: a uniformly random number
+/// of allocations in 0 .. K-1 (the walk's stationary distribution is uniform there, with less
+/// weight on K), so that the warm-up needs a few launches instead of ~K^2.
+template <class H>
+struct OpsPrefill {
+  H heap;
+  Deadline dl;
+  SizeDist sizes;
+  void** slots;
+  u32* lengths;
+  u32* tags;
+  u32* counts;
+  Counters* ctr;
+  u32 K;
+  u64 seed;
+  DEVALLOC_DEVICE void operator()(std::size_t i) const
+  {
+    const u64 h = hash3(seed, 0xFEEDull, i);
+    const u32 want = static_cast<u32>(h % K);
+    u32 n = 0;
+    for (u32 k = 0; k < want; ++k) {
+      if (dl.passed()) {
+        dl.skip();
+        break;
+      }
+      const std::size_t s = sizes.at(i, (std::size_t{1} << 40) + k);
+      void* p = heap.alloc(s);
+      if (p == nullptr) {
+        count_add(ctr->failures);
+        break;
+      }
+      const u32 tag = make_tag(h, k);
+      stamp(p, s, tag);
+      slots[i * K + n] = p;
+      lengths[i * K + n] = static_cast<u32>(s);
+      tags[i * K + n] = tag;
+      ++n;
+    }
+    counts[i] = n;
+  }
+};
+
 /// Frees everything OpsStep left (verifying stamps). Untimed.
 template <class H>
 struct OpsCleanup {
@@ -191,12 +233,17 @@ OpsResult run_ops(Context& ctx, Lease<E>& lease, const OpsConfig& cfg, CellOut& 
                   cfg.p_free,     ctx.opt.seed,     0u,
                   false};
   u32 launch = 0;
+  {
+    const Timing t = launch_timed(ctx, n, OpsPrefill<H>{lease.handle(), ctx.deadline(), step.sizes, slots.data(), lengths.data(),
+                                                       tags.data(), counts.data(), ctr.data(), cfg.K, ctx.opt.seed});
+    out.check(t);
+  }
   auto live_now = [&] {
     double live = 0;
     for (const u32 c : counts.to_host()) { live += c; }
     return live;
   };
-  bool stop = false;
+  bool stop = out.rec.str("status") == "timed_out";
   // Warm-up: until the live count changed by less than 3 % over the last two launches.
   for (int w = 0; w < cfg.max_warmup && !stop; ++w) {
     step.launch = launch++;
@@ -289,8 +336,8 @@ std::size_t ops_heap(const Context& ctx, const OpsConfig& cfg)
   const double live = static_cast<double>(cfg.threads) * cfg.K * static_cast<double>(cfg.sizes.hi);
   double need = 3 * live;
   if constexpr (!E::allocator::traits.reuses_freed_memory) {
-    need = std::max(need, 1.2 * static_cast<double>(cfg.max_warmup + cfg.measured) * static_cast<double>(cfg.threads) *
-                            cfg.p_alloc * static_cast<double>(cfg.sizes.hi));
+    need = std::max(need, 1.2 * (static_cast<double>(cfg.max_warmup + cfg.measured) * cfg.p_alloc + cfg.K) *
+                            static_cast<double>(cfg.threads) * static_cast<double>(cfg.sizes.hi));
   }
   return clamp_heap(ctx, round_up_pow2(std::max<std::size_t>(16u << 20, static_cast<std::size_t>(need))));
 }

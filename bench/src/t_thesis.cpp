@@ -80,6 +80,39 @@ struct ThesisFree {
   }
 };
 
+/// Starts every worker with a uniformly random number of allocations in 0 .. K-1 (independent
+/// per worker), near the fill level the host loop's random walk settles at.
+template <class H>
+struct ThesisPrefill {
+  H heap;
+  Deadline dl;
+  void** slots;
+  u32* counts;
+  Counters* ctr;
+  u32 K;
+  std::size_t size;
+  u64 seed;
+  DEVALLOC_DEVICE void operator()(std::size_t i) const
+  {
+    const u32 want = static_cast<u32>(hash3(seed, 0xBEEFull, i) % K);
+    u32 n = 0;
+    for (; n < want; ++n) {
+      if (dl.passed()) {
+        dl.skip();
+        break;
+      }
+      void* p = heap.alloc(size);
+      if (p == nullptr) {
+        count_add(ctr->failures);
+        break;
+      }
+      stamp(p, size, make_tag(i, n));
+      slots[i * K + n] = p;
+    }
+    counts[i] = n;
+  }
+};
+
 template <class H>
 struct ThesisCleanup {
   H heap;
@@ -117,7 +150,7 @@ void test_thesis_synthetic(Context& ctx)
   }
   list = cap_threads(ctx, list);
   const std::vector<std::size_t> sizes = {16, 32, 64, 128};
-  const u32 K = 8;
+  const u32 K = 16;
   const int warm_max = ctx.quick() ? 10 : 40;
   const int measured = ctx.quick() ? 8 : 30;
   const int reps = ctx.quick() ? 1 : 3;
@@ -132,7 +165,7 @@ void test_thesis_synthetic(Context& ctx)
         spec.params.set("threads", workers).set("size", size).set("thesis_workers_scale", factor);
         double need = 4.0 * static_cast<double>(workers) * K * static_cast<double>(size);
         if constexpr (!A::traits.reuses_freed_memory) {
-          need = 1.2 * static_cast<double>(reps) * (warm_max + measured) * static_cast<double>(workers) * static_cast<double>(size);
+          need = 1.2 * static_cast<double>(reps) * (warm_max + measured + K) * static_cast<double>(workers) * static_cast<double>(size);
         }
         spec.heap_bytes = clamp_heap(ctx, round_up_pow2(std::max<std::size_t>(64u << 20, static_cast<std::size_t>(need))));
         spec.threads = static_cast<double>(workers);
@@ -176,6 +209,11 @@ void test_thesis_synthetic(Context& ctx)
               }
               if (!stop && out.over_budget(ctx)) { stop = true; }
             };
+            {
+              const Timing t = launch_timed(ctx, workers, ThesisPrefill<H>{lease.handle(), ctx.deadline(), slots.data(), counts.data(),
+                                                                          ctr.data(), K, size, ctx.opt.seed + static_cast<u64>(rep)});
+              if (out.check(t)) { stop = true; }
+            }
             // Warm-up until the fill level is steady (live count within 3 % over two steps).
             bool steady = false;
             for (int step = 0; step < warm_max && !steady && !stop; ++step) {
