@@ -179,6 +179,15 @@ int main(int argc, char** argv)
     print_list();
     return 0;
   }
+  std::string out_dir;
+  if (!options.child) {
+    try {
+      out_dir = prepare_output_dir(options);
+    } catch (const std::exception& e) {
+      std::cerr << "devalloc-bench: " << e.what() << "\n";
+      return 2;
+    }
+  }
   try {
     Context ctx(options);
     // CUDA's malloc heap can only be sized before the first kernel that uses malloc: first thing.
@@ -204,7 +213,12 @@ int main(int argc, char** argv)
         ctx.records.push_back(r);
         std::cerr << "\ndevalloc-bench: test " << t->name << " failed: " << e.what() << "\n";
       }
-      if (!ctx.opt.child) { ctx.run_children(t->name); }
+      if (!ctx.opt.child) {
+        ctx.run_children(t->name);
+        // Keep what is measured so far on disk (a long run that is stopped keeps its results).
+        add_baseline_ratios(ctx);
+        write_outputs(ctx, tests, out_dir);
+      }
       char line[160];
       std::snprintf(line, sizeof line, "%-17s %4zu records  %6.1f s", t->name, ctx.records.size() - before, ctx.elapsed_s() - t0);
       ctx.progress(line, true);
@@ -212,7 +226,7 @@ int main(int argc, char** argv)
     for_each_entry([&](auto e) { release_process_heap<decltype(e)>(); });
     if (ctx.opt.child) { return write_child_records(ctx) ? 0 : 4; }
     add_baseline_ratios(ctx);
-    const std::string dir = write_outputs(ctx, tests);
+    const std::string dir = write_outputs(ctx, tests, out_dir);
     if (!ctx.opt.no_table) { print_tables(ctx, tests, std::cout); }
     std::cout << "\nresults: " << dir << "/results.json, " << dir << "/results.csv  (" << ctx.records.size()
               << " records, " << static_cast<int>(ctx.elapsed_s() + 0.5) << " s)\n";

@@ -145,15 +145,27 @@ void add_baseline_ratios(Context& ctx)
   }
 }
 
-std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& tests)
+std::string prepare_output_dir(const Options& opt)
 {
-  std::string dir = ctx.opt.out_dir;
+  std::string dir = opt.out_dir;
   if (dir.empty()) {
-    dir = std::string("out/devalloc-bench-") + devalloc::backend_name() + "-" + ctx.mode() + "-" + utc_stamp("%Y%m%d-%H%M%S");
+    dir = std::string("out/devalloc-bench-") + devalloc::backend_name() + "-" + (opt.full ? "full" : "quick") + "-" +
+          utc_stamp("%Y%m%d-%H%M%S");
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) { throw std::runtime_error("cannot create the output directory '" + dir + "': " + ec.message()); }
+  const std::string probe = dir + "/.devalloc-bench-write-test";
+  {
+    std::ofstream out(probe);
+    if (!out) { throw std::runtime_error("cannot write into the output directory '" + dir + "'"); }
+  }
+  std::remove(probe.c_str());
+  return dir;
+}
+
+std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& tests, const std::string& dir)
+{
 
   // JSON
   {

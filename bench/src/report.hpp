@@ -14,8 +14,11 @@ void print_header(Context& ctx, std::ostream& os);
 /// Adds, to every record of another allocator, its ratios against the baseline (the first
 /// registry entry, CUDA's allocator) measured in the same run for the same cell.
 void add_baseline_ratios(Context& ctx);
-/// Writes results.json and results.csv; returns the directory.
-std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& tests);
+/// Creates the output directory (--out, or a default under out/) and checks it is writable.
+/// Throws std::runtime_error otherwise. Returns the directory.
+std::string prepare_output_dir(const Options& opt);
+/// Writes results.json and results.csv into dir; returns dir.
+std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& tests, const std::string& dir);
 void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::ostream& os);
 /// Child process: the records as JSON lines into --child-out.
 bool write_child_records(Context& ctx);
