@@ -21,26 +21,12 @@
 #include <devalloc/allocator.hpp>
 #include <devalloc/presets.hpp>
 
-#if __has_include(<devalloc/creation/scatter.hpp>)
-#include <devalloc/creation/scatter.hpp>
-#define DEVALLOC_BENCH_HAS_SCATTER 1
-#else
-#define DEVALLOC_BENCH_HAS_SCATTER 0
-#endif
-
-#if DEVALLOC_BENCH_HAS_SCATTER
-#define DEVALLOC_BENCH_SCATTER_ENTRIES(X)                                                                  \
-  X(scatter, "scatter", devalloc::presets::scatter, "ScatterAlloc (Steinberger et al. 2012), mallocMC defaults") \
-  X(scatter_simd, "scatter-simd", devalloc::presets::scatter_simd, "ScatterAlloc + warp-coalescing distribution")
-#else
-#define DEVALLOC_BENCH_SCATTER_ENTRIES(X)
-#endif
-
 // clang-format off
 #define DEVALLOC_BENCH_ALLOCATORS(X)                                                                        \
   X(cuda_malloc, "cuda-malloc", devalloc::presets::device_malloc, "CUDA's built-in device malloc/free (baseline)") \
   X(bump,        "bump",        devalloc::presets::bump,          "AtomicMalloc: one atomic add, no reuse before reset()") \
-  DEVALLOC_BENCH_SCATTER_ENTRIES(X)
+  X(scatter,     "scatter",     devalloc::presets::scatter,       "ScatterAlloc (Steinberger et al. 2012), default configuration") \
+  X(scatter_simd, "scatter-simd", devalloc::presets::scatter_simd, "ScatterAlloc + XMallocSIMD warp coalescing")
 // clang-format on
 
 namespace devalloc_bench {
