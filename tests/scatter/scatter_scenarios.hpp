@@ -532,4 +532,16 @@ checksum_result checksum_fill(Allocator& allocator, std::size_t workers, std::si
   return r;
 }
 
+/// `workers` workers (whole warps) each allocate `bytes` once; returns the pointers (still held).
+template <class Allocator>
+std::vector<std::uintptr_t> alloc_each_once(Allocator& allocator, std::size_t workers, std::size_t bytes)
+{
+  auto handle = allocator.handle();
+  buffer<std::uintptr_t> out(workers);
+  std::uintptr_t* o = out.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { o[i] = reinterpret_cast<std::uintptr_t>(handle.alloc(bytes)); },
+         opts());
+  return out.to_host();
+}
+
 }  // namespace devalloc::scatter_testing

@@ -604,6 +604,104 @@ TEST(ScatterProtocol, FullSuperBlocksMoveTheActivePointerAndEverythingIsReused)
   f.free_all();
 }
 
+/// Host check of XMallocSIMD's partition of a warp's requests (the device path runs only on a GPU).
+struct lane_sizes {
+  const std::uint32_t* sizes;
+  DEVALLOC_HOST_DEVICE std::uint32_t operator()(unsigned lane) const { return sizes[lane]; }
+};
+
+TEST(ScatterXMallocSIMD, PartsTilePagesAndSlicesAreDisjointAndAligned)
+{
+  using X = distribution::XMallocSIMD<>;
+  constexpr std::uint32_t page = X::pagesize;
+  // The thesis' case: 32 lanes of 64 bytes. One 2112-byte chunk would fit a page once; parts of
+  // 31 x 64 + 64 = 2048 bytes fit twice, the last lane allocates alone.
+  {
+    std::uint32_t sizes[32];
+    for (auto& v : sizes) { v = 64; }
+    const std::uint32_t cap = X::part_cap(64 + 32 * 64);
+    EXPECT_EQ(cap, 2048u);
+    const auto first = X::partition(~0u, 0, 64, cap, lane_sizes{sizes});
+    EXPECT_EQ(first.mask, 0x7FFFFFFFu);
+    EXPECT_EQ(first.total, 2048u);
+    EXPECT_EQ(first.offset, 64u);
+    const auto last = X::partition(~0u, 31, 64, cap, lane_sizes{sizes});
+    EXPECT_EQ(last.mask, 0x80000000u) << "the 32nd lane allocates alone";
+  }
+  std::uint32_t seed = 12345;
+  auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::uint32_t group = next() | next();
+    if (trial % 3 == 0) { group = ~0u; }
+    if (detail::popcount(group) < 2) { continue; }
+    std::uint32_t sizes[32] = {};
+    std::uint32_t header = 256, sum = 0;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      if (((group >> lane) & 1u) == 0) { continue; }
+      const std::uint32_t bytes = trial % 2 == 0 ? 1 + next() % X::max_combined_request : 16u << (next() % 4);
+      sizes[lane] = (bytes + 15u) & ~15u;
+      const std::uint32_t low = sizes[lane] & (0u - sizes[lane]);
+      header = std::min(header, std::min(low, 256u));
+      sum += sizes[lane];
+    }
+    const std::uint32_t cap = X::part_cap(header + sum);
+    ASSERT_EQ(cap & (cap - 1), 0u);
+    ASSERT_LE(cap, std::min(header + sum, page));
+    ASSERT_GT(2 * cap, std::min(header + sum, page));
+    std::uint32_t covered = 0;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      if (((group >> lane) & 1u) == 0) { continue; }
+      const auto mine = X::partition(group, lane, header, cap, lane_sizes{sizes});
+      ASSERT_NE(mine.mask & (1u << lane), 0u);
+      ASSERT_EQ(mine.mask & ~group, 0u);
+      ASSERT_EQ(mine.leader, detail::lowest_bit(mine.mask));
+      ASSERT_EQ(mine.offset % header, 0u);
+      ASSERT_GE(mine.offset, header);
+      ASSERT_LE(mine.offset + sizes[lane], mine.total);
+      if (detail::popcount(mine.mask) >= 2) { ASSERT_LE(mine.total, cap) << "a combined chunk larger than its cap"; }
+      ASSERT_LE(mine.total, page + 256u);
+      // Every member of the part agrees, and the slices are consecutive in lane order.
+      std::uint32_t expect = header;
+      for (unsigned other = 0; other < 32; ++other) {
+        if (((mine.mask >> other) & 1u) == 0) { continue; }
+        const auto theirs = X::partition(group, other, header, cap, lane_sizes{sizes});
+        ASSERT_EQ(theirs.mask, mine.mask);
+        ASSERT_EQ(theirs.total, mine.total);
+        ASSERT_EQ(theirs.leader, mine.leader);
+        ASSERT_EQ(theirs.offset, expect);
+        expect += sizes[other];
+      }
+      ASSERT_EQ(expect, mine.total);
+      ASSERT_TRUE((covered & mine.mask) == 0 || (covered & mine.mask) == mine.mask) << "parts overlap";
+      covered |= mine.mask;
+    }
+    ASSERT_EQ(covered, group);
+  }
+}
+
+TEST(ScatterXMallocSIMD, AWarpsRequestsShareChunksThatReturnWhenAllMembersFree)
+{
+  DefaultSimd allocator(scale::heap);
+  const std::size_t before = allocator.getAvailableSlots(64);
+  const std::vector<std::uintptr_t> ps = alloc_each_once(allocator, 32 * 64, 64);
+  for (std::uintptr_t p : ps) { ASSERT_NE(p, 0u); }
+  if (DEVALLOC_BACKEND_CUDA) {
+    // Whole warps arrive together: lanes 0..30 share one 2048-byte chunk (64-byte header, then
+    // consecutive 64-byte slices); lane 31 allocates alone. Lanes of a warp may diverge before
+    // alloc(), so require this of most warps, not all.
+    std::size_t combined_warps = 0;
+    for (std::size_t w = 0; w < 64; ++w) {
+      bool contiguous = true;
+      for (std::size_t l = 0; l + 1 < 31; ++l) { contiguous &= ps[w * 32 + l + 1] == ps[w * 32 + l] + 64; }
+      combined_warps += contiguous;
+    }
+    EXPECT_GT(combined_warps, 48u) << "XMallocSIMD did not combine the requests of whole warps";
+  }
+  free_each(allocator, ps);
+  EXPECT_EQ(allocator.getAvailableSlots(64), before) << "a shared chunk was not returned";
+  expect_empty(allocator, "after freeing the shared chunks");
+}
+
 TEST(ScatterChecksum, MostOfTheHeapFilledByManyWorkersHoldsEveryChecksum)
 {
   // mallocMC thesis §5.4. Heap size: DEVALLOC_SCATTER_TEST_HEAP_MIB (MiB), default 16 on the CPU

@@ -145,6 +145,16 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned leader_lane(std::uint32_t mask) no
 /// Rank of the calling lane among the lanes of `mask` (0 for the leader).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned rank_in(std::uint32_t mask) noexcept { return popcount(lanes_below(mask)); }
 
+/// Barrier of the lanes of `mask` that also orders their memory accesses (CUDA: __syncwarp).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void sync_lanes(std::uint32_t mask) noexcept
+{
+#if DEVALLOC_BACKEND_CUDA
+  __syncwarp(mask);
+#else
+  (void)mask;
+#endif
+}
+
 /// Lanes of `mask` whose `value` equals the caller's (CUDA: __match_any_sync, sm_70+).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t match_any(std::uint32_t mask, unsigned long long value) noexcept
 {
@@ -178,6 +188,17 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE T group_sum(std::uint32_t mask, T value, T&
   (void)mask;
   below = 0;
   return value;
+#endif
+}
+
+/// Sum of `value` over the lanes of `mask` (CUDA sm_80+: __reduce_add_sync).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_reduce_add(std::uint32_t mask, std::uint32_t value) noexcept
+{
+#if DEVALLOC_BACKEND_CUDA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(mask, value);
+#else
+  std::uint32_t below = 0;
+  return group_sum(mask, value, below);
 #endif
 }
 

@@ -10,12 +10,16 @@
 //      lanes with larger requests, allocate alone (collect returns their own size).
 //   3. Each member's size is rounded up to 16; `header` = the largest power of two (<= 256)
 //      dividing every member's size, so every slice keeps the alignment the AlignmentPolicy's
-//      padding gave the request. Offsets are an exclusive prefix sum over the group (shuffles).
-//   4. If header + sum > pagesize the group falls back to allocating alone (a combined chunk
-//      must fit one page of Scatter). Otherwise the leader requests header + sum; the others 0.
-// distribute(block): the leader writes the member count into the chunk's first word (the
-//   header), then broadcasts the block; lane i returns block + header + offset_i (nullptr if
-//   the leader's allocation failed). creation::Scatter::destroy() recognises these interior
+//      padding gave the request.
+//   4. The group is cut, in lane order, into parts of at most `cap` bytes (header included), cap =
+//      the largest power of two <= min(header + sum of sizes, pagesize): combined chunks then tile
+//      a page exactly (thesis' version: 32 x 64 B + a header = 2112 B, one per 4 KiB page; here
+//      31 x 64 B + 64 B = 2048 B, two per page). Each part's first lane (its leader) requests
+//      header + the part's sizes, the others 0; offsets are prefix sums within the part (one
+//      shuffle per group member, identical on every lane). A part of one lane allocates alone.
+// distribute(block): the part's leader writes the member count into the chunk's first word
+//   (the header), then broadcasts the block to its part; lane i returns block + offset_i
+//   (nullptr if the leader's allocation failed). creation::Scatter::destroy() recognises these interior
 //   pointers: each free decrements the header, the last one frees the whole chunk.
 //
 // Caveat — blowup (thesis §4.3.3): a combined chunk returns to the heap only when every lane that
@@ -71,6 +75,63 @@ class XMallocSIMD {
   static_assert(pagesize >= 256u && pagesize <= (1u << 30),
                 "XMallocSIMD: pagesize must be between 256 and 2^30 bytes (the Scatter page size it is combined with)");
 
+  /// The part of the group a lane belongs to (see the file comment, step 4).
+  struct part {
+    std::uint32_t mask = 0;    ///< lanes of the part
+    std::uint32_t offset = 0;  ///< the lane's slice: chunk + offset (header included)
+    std::uint32_t total = 0;   ///< header + the sizes of the part's lanes
+    unsigned leader = 0;       ///< the part's first lane, which allocates
+  };
+
+  /// Largest power of two <= min(total, pagesize) (total >= 1): the size combined chunks may have.
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t part_cap(std::uint32_t total) noexcept
+  {
+    std::uint32_t limit = total < pagesize ? total : pagesize;
+    std::uint32_t cap = 1;
+    while (limit >>= 1) { cap <<= 1; }
+    return cap;
+  }
+
+  /// Greedy partition of `group` in lane order into parts of at most `cap` bytes, header
+  /// included; returns the part of lane `me`. `size_of(lane)` gives a member's size (a multiple
+  /// of `header`) and is called once for every lane of `group`, lowest first, on every lane (on
+  /// the device it is a shuffle, so all lanes of `group` must call partition together).
+  template <class SizeOf>
+  DEVALLOC_HOST_DEVICE static part partition(std::uint32_t group, unsigned me, std::uint32_t header, std::uint32_t cap,
+                                             SizeOf size_of)
+  {
+    part mine{};
+    std::uint32_t run = 0, run_mask = 0;
+    unsigned run_leader = 0;
+    bool in_run = false;
+    for (std::uint32_t rest = group; rest != 0; rest &= rest - 1u) {
+      const unsigned src = detail::lowest_bit(rest);
+      const std::uint32_t v = size_of(src);
+      if (run != 0 && header + run + v > cap) {  // close the part being built
+        if (in_run) {
+          mine.mask = run_mask;
+          mine.total = header + run;
+          in_run = false;
+        }
+        run = 0;
+        run_mask = 0;
+      }
+      if (run_mask == 0) { run_leader = src; }
+      if (src == me) {
+        mine.offset = header + run;
+        mine.leader = run_leader;
+        in_run = true;
+      }
+      run += v;
+      run_mask |= 1u << src;
+    }
+    if (in_run) {
+      mine.mask = run_mask;
+      mine.total = header + run;
+    }
+    return mine;
+  }
+
   /// Device. Called by every lane that allocates; returns what this lane asks the creation policy for.
   DEVALLOC_DEVICE std::size_t collect(std::size_t bytes) noexcept
   {
@@ -84,14 +145,15 @@ class XMallocSIMD {
     std::uint32_t align = size & (0u - size);
     if (align > 256u) { align = 256u; }
     const std::uint32_t header = detail::group_min(group, align);
-    std::uint32_t below = 0;
-    const std::uint32_t total = header + detail::group_sum(group, size, below);  // <= 32 * pagesize/32 + 256
-    if (total > pagesize) { return bytes; }  // the same decision on every lane of the group
-    group_ = group;
-    leader_ = detail::leader_lane(group);
-    offset_ = header + below;
+    const std::uint32_t total = header + detail::group_reduce_add(group, size);  // <= pagesize + 256
+    const part p = partition(group, detail::lane_id(), header, part_cap(total),
+                             [&](unsigned src) { return detail::shuffle(group, size, src); });
+    if (detail::popcount(p.mask) < 2u) { return bytes; }  // a part of one: allocate alone
+    group_ = p.mask;
+    leader_ = p.leader;
+    offset_ = p.offset;
     combined_ = true;
-    return detail::lane_id() == leader_ ? total : 0u;
+    return detail::lane_id() == leader_ ? p.total : 0u;
 #else
     return bytes;
 #endif
@@ -106,8 +168,9 @@ class XMallocSIMD {
       // Thesis §4.3.3: the chunk's header counts its members (Scatter::destroy decrements it).
       detail::device_atomic<std::uint32_t>(*static_cast<std::uint32_t*>(block))
         .store(detail::popcount(group_), detail::memory_order_relaxed);
-      detail::fence_device();  // the count is in place before any member can free its slice
     }
+    // Orders the header store before everything the members do after this call (their frees).
+    detail::sync_lanes(group_);
     const auto base = detail::shuffle(group_, reinterpret_cast<unsigned long long>(block), leader_);
     return base == 0 ? nullptr : reinterpret_cast<char*>(base) + offset_;
 #else
