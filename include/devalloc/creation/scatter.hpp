@@ -301,6 +301,7 @@ class Scatter {
   /// Host. All structures live in the pool: nothing to release.
   void release() noexcept {}
 
+  /// Host. "Scatter<...>" with every configuration parameter (thesis info()).
   static std::string classname()
   {
     return "Scatter<pagesize=" + std::to_string(pagesize) + ", accessblocksize=" + std::to_string(accessblocksize) +
@@ -310,7 +311,7 @@ class Scatter {
            ", hash_warp_term=" + std::to_string(Config::hash_warp_term ? 1 : 0) + ">";
   }
 
-  // Geometry of this heap (host and device).
+  // Geometry of this heap (host and device; valid after init_heap).
   DEVALLOC_HOST_DEVICE std::uint32_t page_count() const noexcept { return pages_; }
   DEVALLOC_HOST_DEVICE std::uint32_t pages_per_block() const noexcept { return pages_per_block_; }
   DEVALLOC_HOST_DEVICE std::uint32_t block_count() const noexcept { return blocks_; }
@@ -370,7 +371,7 @@ class Scatter {
     return active;
   }
 
-  /// Host. Index of the page holding `p` (p must satisfy owns()).
+  /// Host and device. Index of the page holding `p` (p must satisfy owns()).
   DEVALLOC_HOST_DEVICE std::uint32_t page_of(const void* p) const noexcept
   {
     return static_cast<std::uint32_t>(static_cast<std::size_t>(static_cast<const char*>(p) - data_) / pagesize);
@@ -509,6 +510,7 @@ class Scatter {
     if (blocks_ > 1) { maybe_reactivate(page, p); }
   }
 
+  /// Device. A request failed iff it asked for bytes and got nullptr (thesis §4.3.5 isOOM).
   DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
 
   /// Device. Slots of `slot_bytes` that could still be allocated (thesis §4.3.5): above a page,

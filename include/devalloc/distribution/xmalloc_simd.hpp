@@ -178,6 +178,7 @@ class XMallocSIMD {
 #endif
   }
 
+  /// Host. "XMallocSIMD<pagesize=...>".
   static std::string classname() { return "XMallocSIMD<pagesize=" + std::to_string(pagesize) + ">"; }
 
  private:
