@@ -131,6 +131,9 @@ class Allocator {
   static constexpr std::size_t alignment = handle_type::alignment;
   static constexpr bool providesAvailableSlots = handle_type::providesAvailableSlots;
   static constexpr creation_traits traits = Creation::traits;
+  /// The distribution policy hands the creation policy combined requests (e.g. XMallocSIMD on
+  /// CUDA): one alloc() then does not take exactly one getAvailableSlots(size) slot.
+  static constexpr bool combines_requests = Distribution::combines_requests;
 
   static_assert(std::is_trivially_copyable_v<handle_type>,
                 "the creation policy must be trivially copyable: it is passed to kernels by value");

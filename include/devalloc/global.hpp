@@ -88,14 +88,22 @@ struct global_handle_storage {
 
 #if DEVALLOC_BACKEND_CUDA
 /// Replaces device malloc/free with the global allocator (use once, at global scope, after
-/// DEVALLOC_SET_ALLOCATOR_TYPE).
+/// DEVALLOC_SET_ALLOCATOR_TYPE). The definitions exist only in nvcc's device pass: in the host
+/// pass an extern "C" __device__ malloc is emitted as a host symbol and would replace the host's
+/// malloc (seen with nvcc 13.0: every host allocation of the program then failed).
 #define DEVALLOC_OVERWRITE_MALLOC()                                                                    \
   static_assert(!std::is_same_v<::devalloc::global::allocator_type::creation_policy,                   \
                                 ::devalloc::creation::DeviceMalloc>,                                   \
                 "DEVALLOC_OVERWRITE_MALLOC: the global allocator uses creation::DeviceMalloc, i.e. CUDA's " \
                 "malloc itself; choose another creation policy or do not overwrite malloc");           \
+  DEVALLOC_DETAIL_DEVICE_MALLOC_OVERRIDE
+#if defined(__CUDA_ARCH__)
+#define DEVALLOC_DETAIL_DEVICE_MALLOC_OVERRIDE                                                         \
   extern "C" __device__ void* malloc(std::size_t bytes) noexcept { return ::devalloc::global::malloc(bytes); } \
   extern "C" __device__ void free(void* p) noexcept { ::devalloc::global::free(p); }
+#else
+#define DEVALLOC_DETAIL_DEVICE_MALLOC_OVERRIDE
+#endif
 #else
 #define DEVALLOC_OVERWRITE_MALLOC()                                                                    \
   static_assert(!std::is_same_v<::devalloc::global::allocator_type::creation_policy,                   \

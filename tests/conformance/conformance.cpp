@@ -105,7 +105,7 @@ TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount
   EXPECT_GE(first.chunks * chunk, scale::heap_bytes / 2) << "less than half of the heap was usable";
   EXPECT_EQ(allocator.stats().failed_allocations, first.workers_that_saw_null)
     << "each worker's final nullptr is one failed allocation";
-  if constexpr (allocator_type::providesAvailableSlots) {
+  if constexpr (allocator_type::providesAvailableSlots && !allocator_type::combines_requests) {
     EXPECT_GE(slots_before, first.chunks) << "more chunks were allocated than getAvailableSlots announced";
     EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before - first.chunks)
       << "each allocation must take exactly one slot";
@@ -117,8 +117,11 @@ TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount
       EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before) << "memory was lost by freeing";
     }
     const fill_result again = filler.fill();
-    if constexpr (TestFixture::traits.exact_refill) {
+    // Combined requests (XMallocSIMD) pack differently depending on which lanes arrive together.
+    if constexpr (TestFixture::traits.exact_refill && !allocator_type::combines_requests) {
       EXPECT_EQ(again.chunks, first.chunks) << "memory was lost: the second fill got a different count";
+    } else if constexpr (allocator_type::combines_requests) {
+      EXPECT_GE(again.chunks, first.chunks * 99 / 100) << "more than 1% of the heap was lost by freeing";
     } else {
       EXPECT_GE(again.chunks, first.chunks * 9 / 10) << "more than 10% of the heap was lost by freeing";
     }
@@ -140,7 +143,11 @@ TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount
       EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before) << "reset() did not return every slot";
     }
     const fill_result after_reset = filler.fill();
-    EXPECT_EQ(after_reset.chunks, first.chunks) << "reset() did not return the whole heap";
+    if constexpr (allocator_type::combines_requests) {
+      EXPECT_GE(after_reset.chunks, first.chunks * 99 / 100) << "reset() did not return the whole heap";
+    } else {
+      EXPECT_EQ(after_reset.chunks, first.chunks) << "reset() did not return the whole heap";
+    }
     EXPECT_EQ(after_reset.pattern_errors, 0u);
     filler.free_fill();
   }

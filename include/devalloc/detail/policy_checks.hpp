@@ -34,7 +34,8 @@ struct has_creation_members<
 template <class, class = void>
 struct has_distribution_members : std::false_type {};
 template <class D>
-struct has_distribution_members<D, std::void_t<decltype(D::classname()), typename D::config>> : std::true_type {};
+struct has_distribution_members<D, std::void_t<decltype(D::classname()), typename D::config, decltype(D::combines_requests)>>
+    : std::true_type {};
 
 template <class, class = void>
 struct has_oom_members : std::false_type {};
@@ -63,7 +64,7 @@ struct policy_constraints {
                 "finalize_heap(), release(), create/destroy/is_oom on the device, static traits, classname()), "
                 "e.g. devalloc::creation::AtomicBump");
   static_assert(has_distribution_members<Distribution>::value,
-                "devalloc::Allocator: the second policy must be a DistributionPolicy (collect/distribute, config, "
+                "devalloc::Allocator: the second policy must be a DistributionPolicy (collect/distribute, config, combines_requests, "
                 "classname()), e.g. devalloc::distribution::Noop");
   static_assert(has_oom_members<OOM>::value,
                 "devalloc::Allocator: the third policy must be an OOMPolicy (handle_oom, returns_null, classname()), "

@@ -15,6 +15,9 @@ namespace devalloc::distribution {
 struct Noop {
   struct config {};
 
+  /// Each request reaches the creation policy as it is (one allocation = one slot of its size).
+  static constexpr bool combines_requests = false;
+
   /// Request size to pass to the creation policy for this worker.
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::size_t collect(std::size_t bytes) noexcept { return bytes; }
 
