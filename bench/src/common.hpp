@@ -16,6 +16,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -297,11 +298,13 @@ DEVALLOC_DEVICE inline bool misaligned(const void* p)
 }
 
 // =============================================================================================
-// Device-side deadline: workers poll it before starting an allocation; past it they skip the
-// work and the cell is reported as timed out. The clock starts with the first worker that polls.
+// Device-side deadline: workers compare %globaltimer (CPU: steady_clock) with an absolute deadline
+// before they start an allocation; past it they skip the work and the cell is reported as timed
+// out. launch_timed() sets the deadline of a functor's member `dl` at launch time from the host
+// clock mapped onto the device clock (Context::sync_clocks), so polling costs one timer read and
+// no memory access.
 
 struct DeadlineState {
-  u64 start_ns;
   u64 skipped;
   u32 expired;
   u32 pad;
@@ -309,27 +312,25 @@ struct DeadlineState {
 
 struct Deadline {
   DeadlineState* state = nullptr;
-  u64 budget_ns = ~0ull;
+  u64 budget_ns = ~0ull;    // chosen by the test (Context::deadline)
+  u64 deadline_ns = ~0ull;  // device clock; set by launch_timed
 
-  /// True once the kernel has run longer than the budget (marks the cell timed out).
+  /// True once the device clock has passed the deadline (marks the cell timed out).
   DEVALLOC_DEVICE bool passed() const
   {
-    const u64 now = timer_ns();
-    devalloc::detail::device_atomic<u64> start(state->start_ns);
-    u64 s = start.load(devalloc::detail::memory_order_relaxed);
-    if (s == 0) {
-      u64 expected = 0;
-      s = start.compare_exchange_strong(expected, now, devalloc::detail::memory_order_relaxed) ? now : expected;
-    }
-    if (now > s && now - s > budget_ns) {
-      devalloc::detail::device_atomic<u32>(state->expired).store(1u, devalloc::detail::memory_order_relaxed);
-      return true;
-    }
-    return false;
+    if (timer_ns() <= deadline_ns) { return false; }
+    devalloc::detail::device_atomic<u32>(state->expired).store(1u, devalloc::detail::memory_order_relaxed);
+    return true;
   }
-  /// Counts one unit of work skipped because of the deadline.
+  /// Counts units of work skipped because of the deadline.
   DEVALLOC_DEVICE void skip(u64 n = 1) const { count_add(state->skipped, n); }
 };
+
+/// Functors with a Deadline member named `dl` get their deadline set at launch.
+template <class F, class = void>
+struct has_deadline : std::false_type {};
+template <class F>
+struct has_deadline<F, std::void_t<decltype(std::declval<F&>().dl = Deadline{})>> : std::true_type {};
 
 // =============================================================================================
 // Per-allocation result arrays reused by several tests.
@@ -409,10 +410,13 @@ class Context {
   [[nodiscard]] double run_budget_s() const;
   [[nodiscard]] double elapsed_s() const;
 
-  // Deadline for the next launch.
+  // Deadline for launches (budget_s <= 0: the cell budget); armed by launch_timed.
   [[nodiscard]] Deadline deadline(double budget_s = -1);
-  void deadline_arm();
+  /// Clears the deadline state; returns the device clock's "now" (estimated from the host clock).
+  u64 deadline_arm();
   DeadlineState deadline_read();
+  /// Measures the offset between the host's steady_clock and the device's %globaltimer.
+  void sync_clocks();
 
   // Per (test, allocator) spent time and series extrapolation.
   double& pair_spent(const std::string& test, const std::string& allocator) { return pair_spent_[test + "\n" + allocator]; }
@@ -433,6 +437,7 @@ class Context {
 
  private:
   Array<DeadlineState> deadline_state_;
+  long long clock_offset_ns_ = 0;  // device timer - host steady_clock
   std::map<std::string, double> pair_spent_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   bool progress_tty_ = false;
@@ -477,13 +482,17 @@ double cuda_event_ms(Context& ctx);  // CUDA: elapsed between the context's even
 void cuda_record_start(Context& ctx);
 void cuda_record_stop_and_sync(Context& ctx);
 
-/// Runs f(i) for i in [0, workers), timed. Arms the deadline first (functors carry ctx.deadline()).
+/// Runs f(i) for i in [0, workers), timed. Sets the functor's deadline (member `dl`) first.
 template <class F>
-Timing launch_timed(Context& ctx, std::size_t workers, const F& f, unsigned block = 256)
+Timing launch_timed(Context& ctx, std::size_t workers, const F& functor, unsigned block = 256)
 {
   Timing t;
   if (workers == 0) { return t; }
-  ctx.deadline_arm();
+  const u64 now = ctx.deadline_arm();
+  F f = functor;
+  if constexpr (has_deadline<F>::value) {
+    f.dl.deadline_ns = f.dl.budget_ns > ~0ull - now ? ~0ull : now + f.dl.budget_ns;
+  }
 #if DEVALLOC_BACKEND_CUDA
   block = fit_block<F>(block);
   const std::size_t blocks = (workers + block - 1) / block;

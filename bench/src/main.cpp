@@ -192,6 +192,7 @@ int main(int argc, char** argv)
     Context ctx(options);
     // CUDA's malloc heap can only be sized before the first kernel that uses malloc: first thing.
     for_each_entry([&](auto e) { create_process_heap<decltype(e)>(ctx); });
+    ctx.sync_clocks();
     std::vector<const TestInfo*> tests;
     for (const auto& t : all_tests()) {
       if (ctx.opt.tests.empty() || std::find(ctx.opt.tests.begin(), ctx.opt.tests.end(), t.name) != ctx.opt.tests.end()) {
@@ -202,6 +203,7 @@ int main(int argc, char** argv)
     if (!ctx.opt.child && ctx.cost.empty()) { calibrate_cost_model(ctx); }
     for (const TestInfo* t : tests) {
       ctx.current_test = t->name;
+      ctx.sync_clocks();  // host clock -> device clock, for the deadlines
       const double t0 = ctx.elapsed_s();
       const std::size_t before = ctx.records.size();
       ctx.progress(std::string(t->name) + " ...");
