@@ -103,7 +103,7 @@ void calibrate_cost_model(Context& ctx)
       ctx.progress("calibrating the cost model of " + std::string(E::name) + " (small thread counts)");
       launch_timed(ctx, 256, CalibrationKernel<H>{lease.handle(), ctx.deadline(1.0), 16, ctr.data()});
       for (const std::size_t size : {std::size_t{16}, std::size_t{256}, std::size_t{4096}}) {
-        for (std::size_t threads = 1024; threads <= ctx.scale.full_threads; threads *= 4) {
+        for (std::size_t threads = 256; threads <= ctx.scale.full_threads; threads *= 4) {
           const Timing t = launch_timed(ctx, threads, CalibrationKernel<H>{lease.handle(), ctx.deadline(1.0), size, ctr.data()});
           double seconds = t.ms * 1e-3;
           if (t.expired) {
