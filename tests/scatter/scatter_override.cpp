@@ -29,7 +29,7 @@ TEST(ScatterOverride, CompileDefinitionsChangeTheDefaults)
   const std::string name = creation::Scatter<>::classname();
   EXPECT_EQ(name,
             "Scatter<pagesize=1024, accessblocksize=65536, regionsize=8, wastefactor=3, resetfreedpages=0, k_S=101, "
-            "k_mp=103, hash_warp_term=0>");
+            "k_mp=103, hash_warp_term=0, size_classes=1>");
   presets::scatter_simd allocator(1u << 20);
   const auto c = allocator.handle().creation();
   EXPECT_EQ(c.pages_per_block(), 64u);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,11 +158,14 @@ struct live_result {
 };
 
 /// `workers` workers make up to `per_worker` allocations each (`caller` decides which), write
-/// checksums, a second launch verifies them, the host checks overlaps; then everything is freed
-/// (by a third launch) unless `keep` is given, which receives the table.
+/// checksums, a second launch verifies them, the host checks overlaps, `inspect()` may look at the
+/// heap; then everything is freed (by a third launch).
+/// (`inspect` is a std::function, not a template parameter: nvcc refuses host lambda types in the
+/// template arguments of a function that defines extended device lambdas.)
 template <class Allocator, class Size, class Caller>
 live_result live_allocations(Allocator& allocator, std::size_t workers, std::size_t per_worker, Size size,
-                             Caller caller, std::size_t alignment = Allocator::alignment)
+                             Caller caller, std::size_t alignment = Allocator::alignment,
+                             const std::function<void()>& inspect = {})
 {
   auto handle = allocator.handle();
   buffer<void*> table(workers * per_worker);
@@ -207,6 +211,7 @@ live_result live_allocations(Allocator& allocator, std::size_t workers, std::siz
   r.overlaps = overlaps(std::move(ranges));
   r.bad_words = counters.get(0);
   r.misaligned = counters.get(1);
+  if (inspect) { inspect(); }  // everything is still allocated here
   launch(
     workers,
     [=] DEVALLOC_DEVICE(std::size_t i) {

@@ -6,7 +6,10 @@
 // alignment, getAvailableSlots missing blocks), the thesis' memory-loss and checksum tests
 // (mallocMC thesis §5.4), and divergent callers. One source for both backends: compiled by g++
 // (CPU) and, through a one-line .cu, by nvcc (CUDA). Launches live in scatter_scenarios.hpp.
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -91,7 +94,7 @@ TEST(ScatterConfiguration, ClassnameNamesEveryParameter)
 {
   const std::string name = creation::Scatter<>::classname();
   for (const char* part : {"pagesize=", "accessblocksize=", "regionsize=", "wastefactor=", "resetfreedpages=", "k_S=",
-                           "k_mp=", "hash_warp_term="}) {
+                           "k_mp=", "hash_warp_term=", "size_classes="}) {
     EXPECT_NE(name.find(part), std::string::npos) << part << " missing in " << name;
   }
   EXPECT_NE(name.find("pagesize=" + std::to_string(DEVALLOC_SCATTER_PAGESIZE)), std::string::npos);
@@ -547,6 +550,104 @@ TEST(ScatterFailureClasses, PointersKeepTheirAlignment)
 }
 
 // ---------------------------------------------------------------------------------------------
+// Fragmentation under many sizes (the GPU failure of PointersKeepTheirAlignment at 97a068b)
+
+/// The page usage of a heap while allocations are live: how many pages each chunk size holds and
+/// how full they are.
+struct page_census {
+  std::size_t free_pages = 0, split_pages = 0, large_pages = 0, chunk_sizes = 0;
+  double chunk_fill = 0;  ///< used chunks / chunks of the split pages
+  double byte_fill = 0;   ///< bytes of used chunks / bytes of the split pages
+  std::string top;        ///< the chunk sizes with the most pages: size:pages@fill
+};
+
+template <class A>
+page_census census_of(const A& allocator)
+{
+  using S = typename A::creation_policy;
+  const auto pages = creation_of(allocator).pages_host();
+  page_census c;
+  std::map<std::uint32_t, std::pair<std::size_t, std::size_t>> by_chunk;  // chunk -> (pages, used chunks)
+  std::size_t used = 0, spots = 0;
+  double used_bytes = 0;
+  for (const auto& v : pages) {
+    if (v.chunk == 0) {
+      ++c.free_pages;
+    } else if (v.chunk == S::large_chunk) {
+      ++c.large_pages;
+    } else {
+      ++c.split_pages;
+      auto& e = by_chunk[v.chunk];
+      ++e.first;
+      e.second += v.count;
+      used += v.count;
+      spots += S::layout_of(v.chunk).spots;
+      used_bytes += static_cast<double>(v.count) * v.chunk;
+    }
+  }
+  c.chunk_sizes = by_chunk.size();
+  c.chunk_fill = spots == 0 ? 0 : static_cast<double>(used) / static_cast<double>(spots);
+  c.byte_fill = c.split_pages == 0 ? 0 : used_bytes / (static_cast<double>(c.split_pages) * S::pagesize);
+  std::vector<std::pair<std::size_t, std::uint32_t>> order;
+  for (const auto& [chunk, e] : by_chunk) { order.emplace_back(e.first, chunk); }
+  std::sort(order.rbegin(), order.rend());
+  for (std::size_t k = 0; k < order.size() && k < 6; ++k) {
+    const auto& e = by_chunk[order[k].second];
+    c.top += " " + std::to_string(order[k].second) + ":" + std::to_string(e.first) + "@" +
+             std::to_string(static_cast<int>(100.0 * static_cast<double>(e.second) /
+                                             (static_cast<double>(e.first) * S::layout_of(order[k].second).spots))) + "%";
+  }
+  return c;
+}
+
+template <class A, class Size>
+void report_census(const char* name, Size size, bool must_succeed)
+{
+  A allocator(scale::heap);
+  page_census c;
+  const auto r = live_allocations(allocator, scale::workers, 4, size, all_workers{}, A::alignment,
+                                  [&] { c = census_of(allocator); });
+  std::size_t requested_bytes = 0;
+  for (std::size_t i = 0; i < scale::workers; ++i) {
+    for (std::size_t k = 0; k < 4; ++k) { requested_bytes += size(i, k); }
+  }
+  std::printf("census %-10s max %4zu: %zu of %zu null, %.1f MB asked; pages %zu free, %zu split, %zu large; "
+              "%zu chunk sizes; chunks used %.1f %%, bytes %.1f %%; top%s\n",
+              name, size.max_bytes, r.nulls, r.requested, static_cast<double>(requested_bytes) / 1e6, c.free_pages,
+              c.split_pages, c.large_pages, c.chunk_sizes, 100 * c.chunk_fill, 100 * c.byte_fill, c.top.c_str());
+  EXPECT_EQ(r.overlaps + r.bad_words + r.misaligned, 0u) << name;
+  if (must_succeed) { EXPECT_EQ(r.nulls, 0u) << name << ": nullptr while most of the heap is free"; }
+  EXPECT_EQ(creation_of(allocator).check_invariants_host(), "") << name;
+}
+
+/// The first version's configuration: per-warp page tiles, exact chunk sizes.
+struct TileHashConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t hash_warp_term = 1;
+  static constexpr bool size_classes = false;
+};
+struct NoClassesConfig : creation::ScatterConfig {
+  static constexpr bool size_classes = false;
+};
+struct PaperExactConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t hash_warp_term = 0;
+  static constexpr bool size_classes = false;
+};
+
+TEST(ScatterFragmentation, ManySizesShareThePagesOfTheirClass)
+{
+  // PointersKeepTheirAlignment's load (heap 64 MiB, 16384 workers x 4 allocations of 4..1500 B on
+  // the GPU). At 97a068b (hash term 1, exact chunk sizes) thousands of them got nullptr with
+  // ~40 % of the heap free: every (warp, size) pair opened its own page. The census prints how
+  // pages are used with each hash / class setting; the default must serve every request.
+  report_census<scatter_allocator<TileHashConfig>>("tile+exact", mixed_size{1500}, false);
+  report_census<scatter_allocator<NoClassesConfig>>("seq+exact", mixed_size{1500}, false);
+  report_census<scatter_allocator<PaperExactConfig>>("paper", mixed_size{1500}, false);
+  report_census<Default>("default", mixed_size{1500}, true);
+  report_census<scatter_allocator<TileHashConfig>>("tile+exact", mixed_size{999}, false);
+  report_census<Default>("default", mixed_size{999}, true);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Protocol details
 
 TEST(ScatterProtocol, SharedChunkIsFreedByItsLastMember)
@@ -592,8 +693,11 @@ TEST(ScatterProtocol, FullSuperBlocksMoveTheActivePointerAndEverythingIsReused)
   const auto c = creation_of(allocator);
   const std::size_t slots = allocator.getAvailableSlots(256);
   filler<SmallBlocks> f(allocator, slots + 8);
-  // Half the heap: allocations start in the active super block, so it must have moved on.
-  f.fill(scale::fill_workers, fixed_size{256}, slots / (2 * scale::fill_workers));
+  // Half the heap, one chunk per worker (slots / 2 workers: the GPU's fill_workers x 1 chunk would
+  // be over the whole heap, and slots / (2 x fill_workers) is 0 there): allocations start in the
+  // active super block, so it must have moved on.
+  ASSERT_GE(slots, 4u * c.pages_per_block());
+  EXPECT_EQ(f.fill(slots / 2, fixed_size{256}, 1), slots / 2);
   EXPECT_NE(c.active_block_host(), 0u);
   f.fill(scale::fill_workers, fixed_size{256});
   EXPECT_EQ(f.count(), slots);

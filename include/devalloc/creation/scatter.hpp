@@ -93,9 +93,15 @@
 #ifndef DEVALLOC_SCATTER_HASH_K_MP
 #define DEVALLOC_SCATTER_HASH_K_MP 17497
 #endif
-/// 1: add the warp term to eq. (3) (see ScatterConfig::hash_warp_term). 0: the paper's hash.
+/// Warp term of eq. (3) (see ScatterConfig::hash_warp_term): 0 the paper's hash, 1 per-warp page
+/// tiles, 2 (default) per-class page sequence.
 #ifndef DEVALLOC_SCATTER_HASH_WARP_TERM
-#define DEVALLOC_SCATTER_HASH_WARP_TERM 1
+#define DEVALLOC_SCATTER_HASH_WARP_TERM 2
+#endif
+/// 1 (default): a page that is opened gets its request's size class (see ScatterConfig::size_classes).
+/// 0: the exact (16-byte rounded) request size, as in the paper.
+#ifndef DEVALLOC_SCATTER_SIZE_CLASSES
+#define DEVALLOC_SCATTER_SIZE_CLASSES 1
 #endif
 
 namespace devalloc::creation {
@@ -116,11 +122,25 @@ struct ScatterConfig {
   static constexpr std::uint32_t hash_k_size = DEVALLOC_SCATTER_HASH_K_SIZE;
   static constexpr std::uint32_t hash_k_mp = DEVALLOC_SCATTER_HASH_K_MP;
   /// Warp term (not in the paper): eq. (3) sends all same-size requests of one multiprocessor to
-  /// the same page, where thousands of threads then queue on one fill counter. With the term, the
-  /// warps of the grid are tiled over consecutive page groups: warp w starts at page group
-  /// w / (warps per page) and its lanes spread over ceil(32 / chunks per page) pages, lane l on
-  /// page l / min(32, chunks per page). False: eq. (3) exactly.
-  static constexpr bool hash_warp_term = DEVALLOC_SCATTER_HASH_WARP_TERM != 0;
+  /// the same page, where thousands of threads then queue on one fill counter.
+  ///   0: eq. (3) exactly (S k_S + mp k_mp).
+  ///   1: per-warp page tiles: warp w starts at page group w / (warps per page), its lanes spread
+  ///      over ceil(32 / chunks per page) pages (lane l on page l / min(32, chunks per page)).
+  ///      Fine for one size; with many sizes every (warp, size) pair opens its own page, and the
+  ///      heap runs out of pages while they are nearly empty (docs/scatter.md, fragmentation).
+  ///   2 (default): per-class page sequence: the lanes of a warp asking for the same size class
+  ///      (match_any) take consecutive slots w * g + rank of that class (g = lanes of the group),
+  ///      slot / chunks per page is the page offset from the class' base S k_S; no mp term. Same
+  ///      size everywhere: as 1. Mixed sizes: warps share the pages of a class instead of each
+  ///      opening its own.
+  /// `false` / `true` (older configurations) mean 0 / 1.
+  static constexpr std::uint32_t hash_warp_term = DEVALLOC_SCATTER_HASH_WARP_TERM;
+  /// Size classes (not in the paper): a page that is *opened* for a request of S bytes (flat
+  /// layouts, S > hierarchy_threshold) gets the largest chunk size that keeps the page's chunk
+  /// count, is a multiple of the request's alignment and is at most S x wastefactor; pages of
+  /// hierarchical sizes keep S. Requests of the same class then share pages (the page holds just
+  /// as many chunks as one of exact size S). False: chunk size = S (the paper).
+  static constexpr bool size_classes = DEVALLOC_SCATTER_SIZE_CLASSES != 0;
 };
 
 template <class Config = ScatterConfig>
@@ -133,6 +153,8 @@ class Scatter {
   static constexpr std::uint32_t regionsize = Config::regionsize;
   static constexpr std::uint32_t wastefactor = Config::wastefactor;
   static constexpr bool resetfreedpages = Config::resetfreedpages;
+  static constexpr std::uint32_t hash_warp_term = static_cast<std::uint32_t>(Config::hash_warp_term);
+  static constexpr bool size_classes = Config::size_classes;
 
   static_assert(pagesize >= 256 && pagesize % 256 == 0 && pagesize <= (1u << 30),
                 "Scatter: pagesize must be a multiple of 256 between 256 and 2^30 bytes; change Config::pagesize "
@@ -144,6 +166,8 @@ class Scatter {
   static_assert(wastefactor >= 1 && wastefactor <= 1024,
                 "Scatter: wastefactor must be between 1 and 1024; change Config::wastefactor or "
                 "-DDEVALLOC_SCATTER_WASTEFACTOR");
+  static_assert(hash_warp_term <= 2, "Scatter: hash_warp_term must be 0 (paper), 1 (per-warp tiles) or 2 (per-class "
+                                     "sequence); change Config::hash_warp_term or -DDEVALLOC_SCATTER_HASH_WARP_TERM");
 
   /// Granule of chunk sizes: every request is rounded up to a multiple of it, so every pointer is
   /// at least 16-byte aligned.
@@ -200,6 +224,27 @@ class Scatter {
     return layout;
   }
 
+  /// Chunk size of a page opened for a request of `size` bytes (a multiple of 16, <= pagesize):
+  /// with Config::size_classes and a flat layout, the largest multiple of the request's alignment
+  /// (min(lowbit(size), 256)) with as many chunks per page as `size` and at most size x wastefactor;
+  /// otherwise `size`. The result is accepted by every request of that class (accepts()).
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t class_of(std::uint32_t size) noexcept
+  {
+    if constexpr (!size_classes) {
+      return size;
+    } else {
+      if (size <= hierarchy_threshold) { return size; }
+      const std::uint32_t low = size & (0u - size);
+      const std::uint32_t align = low < 256u ? low : 256u;
+      std::uint32_t n = pagesize / size;
+      if (n > 32u) { n = 32u; }
+      std::uint64_t c = pagesize / n / align * align;  // >= size: size is a multiple of align, <= pagesize / n
+      const std::uint64_t limit = static_cast<std::uint64_t>(size) * wastefactor / align * align;
+      if (c > limit) { c = limit; }
+      return static_cast<std::uint32_t>(c);
+    }
+  }
+
   /// Where the pool's bytes go (host). pages == 0: the pool is too small.
   struct geometry {
     std::size_t meta_offset = 0;      ///< header: from pool start
@@ -207,6 +252,7 @@ class Scatter {
     std::size_t states_offset = 0;
     std::size_t bitmasks_offset = 0;
     std::size_t regions_offset = 0;
+    std::size_t blockfull_offset = 0;  ///< per super block: regions over the 90 % threshold
     std::size_t data_offset = 0;      ///< first page, 256-byte aligned
     std::uint32_t pages = 0;
     std::uint32_t pages_per_block = 0;
@@ -242,6 +288,7 @@ class Scatter {
     g.states_offset = p.states - base;
     g.bitmasks_offset = p.bitmasks - base;
     g.regions_offset = p.regions - base;
+    g.blockfull_offset = p.blockfull - base;
     g.data_offset = p.data - base;
     g.meta_bytes = p.data - meta;
     g.pages = static_cast<std::uint32_t>(lo);
@@ -253,7 +300,7 @@ class Scatter {
   }
 
   /// Smallest pool (in bytes, from a 256-aligned address) that holds one page.
-  static constexpr std::size_t min_pool_bytes = 256 + 256 + 16 + 255 + pagesize;
+  static constexpr std::size_t min_pool_bytes = 256 + 256 + 20 + 255 + pagesize;
 
   Scatter() = default;
 
@@ -278,6 +325,7 @@ class Scatter {
     heap.states_ = reinterpret_cast<std::uint64_t*>(base + g.states_offset);
     heap.bitmasks_ = reinterpret_cast<std::uint32_t*>(base + g.bitmasks_offset);
     heap.regions_ = reinterpret_cast<std::uint32_t*>(base + g.regions_offset);
+    heap.blockfull_ = reinterpret_cast<std::uint32_t*>(base + g.blockfull_offset);
     heap.data_ = base + g.data_offset;
     heap.data_end_ = heap.data_ + static_cast<std::size_t>(g.pages) * pagesize;
     heap.meta_bytes_ = g.meta_bytes;
@@ -308,7 +356,8 @@ class Scatter {
            ", regionsize=" + std::to_string(regionsize) + ", wastefactor=" + std::to_string(wastefactor) +
            ", resetfreedpages=" + std::to_string(resetfreedpages ? 1 : 0) +
            ", k_S=" + std::to_string(Config::hash_k_size) + ", k_mp=" + std::to_string(Config::hash_k_mp) +
-           ", hash_warp_term=" + std::to_string(Config::hash_warp_term ? 1 : 0) + ">";
+           ", hash_warp_term=" + std::to_string(hash_warp_term) + ", size_classes=" + std::to_string(size_classes ? 1 : 0) +
+           ">";
   }
 
   // Geometry of this heap (host and device; valid after init_heap).
@@ -361,6 +410,18 @@ class Scatter {
     detail::backend::copy_to_host(&state, states_ + page, sizeof(state));
     detail::backend::copy_to_host(&bits, bitmasks_ + page, sizeof(bits));
     return {chunk_of(state), count_of(state), bits};
+  }
+
+  /// Host. Every page's usage table entry (one copy of the tables; for tests and diagnostics).
+  std::vector<page_view> pages_host() const
+  {
+    std::vector<std::uint64_t> states(pages_);
+    std::vector<std::uint32_t> bits(pages_);
+    detail::backend::copy_to_host(states.data(), states_, states.size() * sizeof(std::uint64_t));
+    detail::backend::copy_to_host(bits.data(), bitmasks_, bits.size() * sizeof(std::uint32_t));
+    std::vector<page_view> out(pages_);
+    for (std::uint32_t p = 0; p < pages_; ++p) { out[p] = {chunk_of(states[p]), count_of(states[p]), bits[p]}; }
+    return out;
   }
 
   /// Host. The active super block (where allocations start searching).
@@ -456,10 +517,20 @@ class Scatter {
         fail(where + "fill count " + std::to_string(count) + " but " + std::to_string(used) + " in-page bits set");
       }
     }
+    std::vector<std::uint32_t> over(blocks_, 0);
     for (std::uint32_t r = 0; r < regions_count_; ++r) {
       if (regions[r] != full_pages[r]) {
         fail("region " + std::to_string(r) + ": counter " + std::to_string(regions[r]) + " but " +
              std::to_string(full_pages[r]) + " full pages");
+      }
+      if (over_threshold(regions[r], region_size(r))) { ++over[r * region_pages_ / pages_per_block_]; }
+    }
+    std::vector<std::uint32_t> blockfull(blocks_);
+    detail::backend::copy_to_host(blockfull.data(), blockfull_, blockfull.size() * sizeof(std::uint32_t));
+    for (std::uint32_t b = 0; b < blocks_; ++b) {
+      if (blockfull[b] != over[b]) {
+        fail("super block " + std::to_string(b) + ": " + std::to_string(blockfull[b]) + " regions counted over 90 % but " +
+             std::to_string(over[b]) + " are");
       }
     }
     if (reported > 8) { errors += "... " + std::to_string(reported - 8) + " more\n"; }
@@ -584,7 +655,7 @@ class Scatter {
   }
 
   struct planned {
-    std::uintptr_t states, bitmasks, regions, data, end;
+    std::uintptr_t states, bitmasks, regions, blockfull, data, end;
     std::uint32_t pages_per_block, blocks, region_pages, regions_count;
   };
 
@@ -608,7 +679,8 @@ class Scatter {
     p.states = meta + 256;
     p.bitmasks = p.states + std::uintptr_t{8} * pages;
     p.regions = p.bitmasks + std::uintptr_t{4} * pages;
-    p.data = align_up(p.regions + std::uintptr_t{4} * p.regions_count, 256);
+    p.blockfull = p.regions + std::uintptr_t{4} * p.regions_count;
+    p.data = align_up(p.blockfull + std::uintptr_t{4} * p.blocks, 256);
     p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
     return p;
   }
@@ -647,6 +719,20 @@ class Scatter {
     return *reinterpret_cast<std::uint32_t*>(page + pagesize - sizeof(std::uint32_t) * (s + 1u));
   }
 
+  /// §5.4: pass 0 skips a region whose full pages exceed 90 % of its pages.
+  DEVALLOC_HOST_DEVICE static constexpr bool over_threshold(std::uint32_t full, std::uint32_t pages) noexcept
+  {
+    return static_cast<std::uint64_t>(full) * 10u > static_cast<std::uint64_t>(pages) * 9u;
+  }
+
+  /// Regions of super block `block`.
+  DEVALLOC_HOST_DEVICE std::uint32_t block_regions(std::uint32_t block) const noexcept
+  {
+    const std::uint32_t first = block * pages_per_block_;
+    const std::uint32_t n = block + 1u == blocks_ ? pages_ - first : pages_per_block_;
+    return n / region_pages_ + (n % region_pages_ != 0);
+  }
+
   DEVALLOC_HOST_DEVICE std::uint32_t region_size(std::uint32_t region) const noexcept
   {
     const std::uint32_t first = region * region_pages_;
@@ -663,18 +749,30 @@ class Scatter {
 
   DEVALLOC_DEVICE void* alloc_chunk(std::uint32_t size) const noexcept
   {
-    const page_layout fresh = layout_of(size);
-    std::uint64_t extra = 0;
-    if constexpr (Config::hash_warp_term) {
-      // See ScatterConfig::hash_warp_term: tile the warps over consecutive page groups.
-      const std::uint32_t lanes_per_page = fresh.spots < detail::warp_size ? fresh.spots : detail::warp_size;
-      const std::uint32_t pages_per_warp = (detail::warp_size + lanes_per_page - 1u) / lanes_per_page;
-      const std::uint32_t warps_per_page = fresh.spots > detail::warp_size ? fresh.spots / detail::warp_size : 1u;
-      extra = static_cast<std::uint64_t>(detail::warp_id() / warps_per_page) * pages_per_warp +
-              detail::lane_id() / lanes_per_page;
+    // The chunk size a page opened for this request gets; same chunk count per page as `size`.
+    const std::uint32_t cls = class_of(size);
+    const page_layout fresh = layout_of(cls);
+    std::uint64_t hash;
+    if constexpr (hash_warp_term == 2u) {
+      // See ScatterConfig::hash_warp_term: the lanes of this warp asking for the same class take
+      // consecutive slots of the class' page sequence; slot / chunks per page is the page offset.
+      const std::uint32_t group = detail::match_any(detail::active_mask(), cls);
+      const std::uint64_t slot = static_cast<std::uint64_t>(detail::warp_id()) * detail::popcount(group) +
+                                 detail::rank_in(group);
+      hash = static_cast<std::uint64_t>(cls) * Config::hash_k_size + slot / fresh.spots;
+    } else {
+      std::uint64_t extra = 0;
+      if constexpr (hash_warp_term == 1u) {
+        // Per-warp page tiles (the first version of the term).
+        const std::uint32_t lanes_per_page = fresh.spots < detail::warp_size ? fresh.spots : detail::warp_size;
+        const std::uint32_t pages_per_warp = (detail::warp_size + lanes_per_page - 1u) / lanes_per_page;
+        const std::uint32_t warps_per_page = fresh.spots > detail::warp_size ? fresh.spots / detail::warp_size : 1u;
+        extra = static_cast<std::uint64_t>(detail::warp_id() / warps_per_page) * pages_per_warp +
+                detail::lane_id() / lanes_per_page;
+      }
+      // §5.3 eq. (3)
+      hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, extra);
     }
-    // §5.3 eq. (3)
-    const std::uint64_t hash = detail::scatter_hash(size, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, extra);
     detail::device_atomic<std::uint32_t> active(*active_block_);
     const std::uint32_t first_block = blocks_ > 1 ? active.load(detail::memory_order_relaxed) % blocks_ : 0u;
     // Pass 0: the paper's search (regions over 90 % full skipped, fetch_add reservations), super
@@ -684,7 +782,7 @@ class Scatter {
     for (std::uint32_t pass = 0; pass < 2; ++pass) {
       std::uint32_t block = first_block;
       for (std::uint32_t tried = 0; tried < blocks_; ++tried) {
-        if (void* p = search_block(block, size, fresh, hash, pass != 0)) { return p; }
+        if (void* p = search_block(block, size, fresh, cls, hash, pass != 0)) { return p; }
         const std::uint32_t next = block + 1u == blocks_ ? 0u : block + 1u;
         if (pass == 0 && blocks_ > 1) {
           std::uint32_t expected = block;  // §5.4: proceed to the next super block
@@ -698,8 +796,13 @@ class Scatter {
 
   /// §6.1 alloc lines 1-32 within one super block: start at the hashed page, walk region by
   /// region (skipping regions over the fill threshold), wrapping around once.
+  DEVALLOC_DEVICE bool block_over(std::uint32_t block) const noexcept
+  {
+    return detail::atomic_load_relaxed(blockfull_[block]) >= block_regions(block);
+  }
+
   DEVALLOC_DEVICE void* search_block(std::uint32_t block, std::uint32_t size, const page_layout& fresh,
-                                     std::uint64_t hash, bool exhaustive) const noexcept
+                                     std::uint32_t cls, std::uint64_t hash, bool exhaustive) const noexcept
   {
     const std::uint32_t first = block * pages_per_block_;
     const std::uint32_t n = block + 1u == blocks_ ? pages_ - first : pages_per_block_;
@@ -714,12 +817,16 @@ class Scatter {
       if (span > left) { span = left; }
       const std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
       // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
-      const bool usable = exhaustive ? full < region_pages
-                                     : static_cast<std::uint64_t>(full) * 10u <= static_cast<std::uint64_t>(region_pages) * 9u;
+      const bool usable = exhaustive ? full < region_pages : !over_threshold(full, region_pages);
       if (usable) {
         for (std::uint32_t k = 0; k < span; ++k) {
-          if (void* p = try_page(page + k, size, fresh, exhaustive)) { return p; }
+          if (void* p = try_page(page + k, size, fresh, cls, exhaustive)) { return p; }
         }
+      } else if (!exhaustive && block_over(block)) {
+        // Every region of the block is over the threshold: the rest of this walk would skip them
+        // all (an exact shortcut of the paper's walk; without it, thousands of workers that started
+        // in a super block that filled up meanwhile each walk all of its regions).
+        return nullptr;
       }
       left -= span;
       pos += span;
@@ -729,7 +836,7 @@ class Scatter {
   }
 
   /// §6.1 alloc lines 8-27 for one page: use it if its chunk size fits, open it if it is free.
-  DEVALLOC_DEVICE void* try_page(std::uint32_t page, std::uint32_t size, const page_layout& fresh,
+  DEVALLOC_DEVICE void* try_page(std::uint32_t page, std::uint32_t size, const page_layout& fresh, std::uint32_t cls,
                                  bool exhaustive) const noexcept
   {
     detail::device_atomic<std::uint64_t> state(states_[page]);
@@ -737,15 +844,15 @@ class Scatter {
     if (seen == 0) {
       // Free page: set its chunk size by CAS (alloc lines 16-19), holding the lock count while
       // its bitfields are reset. acquire: the previous users' frees happen before our use.
-      if (state.compare_exchange_strong(seen, pack(size, lock_count), detail::memory_order_acquire,
+      if (state.compare_exchange_strong(seen, pack(cls, lock_count), detail::memory_order_acquire,
                                         detail::memory_order_relaxed)) {
-        return open_page(page, size, fresh);
+        return open_page(page, cls, fresh);
       }
       // Someone else set it meanwhile; we may still fit (alloc lines 23-27). `seen` is fresh.
     }
     const std::uint32_t chunk = chunk_of(seen);
     if (chunk == 0 || !accepts(chunk, size)) { return nullptr; }
-    const page_layout layout = chunk == size ? fresh : layout_of(chunk);
+    const page_layout layout = chunk == cls ? fresh : layout_of(chunk);
     if (count_of(seen) >= layout.spots) { return nullptr; }  // full, or being opened
     return reserve(page, chunk, layout, exhaustive);
   }
@@ -802,9 +909,10 @@ class Scatter {
                                   std::uint32_t index) const noexcept
   {
     char* base = page_data(page);
-    const unsigned lane = detail::lane_id();
     if (!layout.hierarchical) {
-      const detail::bit_claim got = detail::bitfield_claim(bitmasks_[page], lane, layout.spots);
+      // Start at our reservation index: concurrent reservers of one page (of one warp or of many)
+      // start on distinct bits of a fresh page (the paper starts at the lane id).
+      const detail::bit_claim got = detail::bitfield_claim(bitmasks_[page], index, layout.spots);
       if (got.spot < layout.spots) { return base + static_cast<std::size_t>(got.spot) * chunk; }
     } else {
       // Start at the segment our reservation index points to (concurrent reservers spread over
@@ -819,7 +927,7 @@ class Scatter {
         }
         const std::uint32_t spots = layout.segment_spots(s);
         std::uint32_t& word = segment_word(base, s);
-        const detail::bit_claim got = detail::bitfield_claim(word, lane, spots);
+        const detail::bit_claim got = detail::bitfield_claim(word, index % 32u, spots);
         if (got.spot == spots) { continue; }
         if (got.now == detail::low_bits(spots)) { mark_segment_full(page, s, word, spots); }
         return base + (static_cast<std::size_t>(s) * 32u + got.spot) * chunk;
@@ -847,13 +955,29 @@ class Scatter {
   // ---------------------------------------------------------------------------------------------
   // Fill count bookkeeping
 
+  /// Region counter +delta. When the region crosses the pass-0 threshold (over_threshold), the
+  /// super block's count of such regions follows: every change of a region counter is one atomic
+  /// RMW whose returned value says whether this change crossed, so the block counter is exact at
+  /// rest.
   DEVALLOC_DEVICE void region_add(std::uint32_t page, std::uint32_t delta) const noexcept
   {
-    detail::device_atomic<std::uint32_t>(regions_[page / region_pages_]).fetch_add(delta, detail::memory_order_relaxed);
+    const std::uint32_t region = page / region_pages_;
+    const std::uint32_t old =
+      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
+    const std::uint32_t pages = region_size(region);
+    if (!over_threshold(old, pages) && over_threshold(old + delta, pages)) {
+      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_]).fetch_add(1u, detail::memory_order_relaxed);
+    }
   }
   DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
   {
-    detail::device_atomic<std::uint32_t>(regions_[page / region_pages_]).fetch_sub(delta, detail::memory_order_relaxed);
+    const std::uint32_t region = page / region_pages_;
+    const std::uint32_t old =
+      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
+    const std::uint32_t pages = region_size(region);
+    if (over_threshold(old, pages) && !over_threshold(old - delta, pages)) {
+      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_]).fetch_sub(1u, detail::memory_order_relaxed);
+    }
   }
 
   /// A +1 on the count of `page` returned `before`: the page became full iff the count reached
@@ -1010,11 +1134,10 @@ class Scatter {
       const std::uint32_t region = page / region_pages_;
       const std::uint64_t region_end = static_cast<std::uint64_t>(region) * region_pages_ + region_size(region);
       const auto upto = static_cast<std::uint32_t>(region_end < end ? region_end : end);
-      detail::device_atomic<std::uint32_t> counter(regions_[region]);
       if (add) {
-        counter.fetch_add(upto - page, detail::memory_order_relaxed);
+        region_add(page, upto - page);
       } else {
-        counter.fetch_sub(upto - page, detail::memory_order_relaxed);
+        region_sub(page, upto - page);
       }
       page = upto;
     }
@@ -1081,6 +1204,7 @@ class Scatter {
   std::uint64_t* states_ = nullptr;     // per page: chunk size << 32 | fill count
   std::uint32_t* bitmasks_ = nullptr;   // per page: usage bits / segment-full marks / run length
   std::uint32_t* regions_ = nullptr;    // per region: full pages (and pages of multi-page chunks)
+  std::uint32_t* blockfull_ = nullptr;  // per super block: regions over the 90 % threshold (over_threshold)
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
   char* data_ = nullptr;
   char* data_end_ = nullptr;
