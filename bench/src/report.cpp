@@ -367,7 +367,7 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
   }
   if (any_marks) {
     os << "\n   * failed allocations where none were expected (see 'failures')   ! verification errors   T/O timed out\n"
-          "   skip: skipped (time budget)   ERR: error (see 'error' in the JSON)\n";
+          "   skip: skipped (time budget, or too big for the memory; see 'note')   ERR: error (see 'error' in the JSON)\n";
   }
   os << std::flush;
 }
