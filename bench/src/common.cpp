@@ -581,7 +581,7 @@ Context::Context(Options options) : opt(std::move(options))
   scale.sm_count = hw;
   scale.threads_per_sm = 0;
   scale.full_threads = full ? 1024 : 256;
-  scale.max_threads = full ? (std::size_t{1} << 16) : 4096;
+  scale.max_threads = full ? 8192 : 4096;
   scale.max_heap = full ? (std::size_t{2} << 30) : (std::size_t{1} << 30);
   scale.reps = full ? 5 : 3;
   scale.warmups = 1;
