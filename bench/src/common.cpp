@@ -502,6 +502,8 @@ std::string shell_quote(const std::string& s)
 
 std::string detect_commit()
 {
+  // Copies of the tree without .git (the GPU machine) name their commit in DEVALLOC_COMMIT.
+  if (const char* env = std::getenv("DEVALLOC_COMMIT"); env != nullptr && *env != '\0') { return env; }
   const std::string dir = DEVALLOC_BENCH_SOURCE_DIR;
   if (!dir.empty()) {
     const std::string head = trim(run_command("git -C " + shell_quote(dir) + " rev-parse --short=12 HEAD 2>/dev/null"));
