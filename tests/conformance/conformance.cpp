@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "allocators.hpp"
-#include "scenarios.hpp"
+#include "../support/scenarios.hpp"
 
 namespace devalloc::testing {
 namespace {
@@ -39,7 +39,7 @@ void expect_clean(const Result& r, const char* scenario)
 TYPED_TEST(Conformance, ConcurrentAllocationsAreDisjointAlignedAndKeepTheirData)
 {
   auto allocator = this->make();
-  const auto r = live_allocations(allocator, scale::workers, 4, 256, all_workers{});
+  const auto r = live_allocations(allocator, scale::workers, 4, mixed_size{256}, all_workers{});
   EXPECT_EQ(r.requested, scale::workers * 4);
   expect_clean(r, "all workers");
   EXPECT_EQ(allocator.stats().failed_allocations, 0u);
@@ -48,9 +48,9 @@ TYPED_TEST(Conformance, ConcurrentAllocationsAreDisjointAlignedAndKeepTheirData)
 TYPED_TEST(Conformance, SubsetsOfAWarpAndDivergentLoopsAllocateCorrectly)
 {
   auto allocator = this->make();
-  expect_clean(live_allocations(allocator, scale::workers, 4, 200, every_other_lane{}), "every other lane");
-  expect_clean(live_allocations(allocator, scale::workers, 4, 200, one_lane_per_warp{}), "one lane per warp");
-  const auto loop = live_allocations(allocator, scale::workers, 11, 200, data_dependent_loop{});
+  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{200}, every_other_lane{}), "every other lane");
+  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{200}, one_lane_per_warp{}), "one lane per warp");
+  const auto loop = live_allocations(allocator, scale::workers, 11, mixed_size{200}, data_dependent_loop{});
   EXPECT_GT(loop.requested, scale::workers * 4);
   expect_clean(loop, "data-dependent loop");
 }
@@ -59,7 +59,7 @@ TYPED_TEST(Conformance, AlignmentHoldsForEverySize)
 {
   auto allocator = this->make();
   // Sizes 1..1000 cover odd sizes, sizes just above and below powers of two, and multi-word sizes.
-  const auto r = live_allocations(allocator, scale::workers / 4, 2, 1000, all_workers{});
+  const auto r = live_allocations(allocator, scale::workers / 4, 2, mixed_size{1000}, all_workers{});
   expect_clean(r, "sizes 1..1000");
 }
 
@@ -67,7 +67,7 @@ TYPED_TEST(Conformance, ChurnInsideOneLaunchNeverCorruptsData)
 {
   auto allocator = this->make();
   unsigned long long nulls = 0;
-  const unsigned long long errors = churn(allocator, scale::workers, 8, 128, &nulls);
+  const unsigned long long errors = churn(allocator, scale::workers, 8, mixed_size{128}, &nulls);
   EXPECT_EQ(errors, 0u) << "a chunk freed and reallocated while still in use by its owner";
   EXPECT_EQ(nulls, 0u);
 }
@@ -79,7 +79,7 @@ TYPED_TEST(Conformance, ManyLaunchesReuseOneHeap)
   // so this passes only if memory comes back (by dealloc, or by reset() where dealloc cannot).
   std::size_t requested = 0;
   for (int launch_index = 0; launch_index < 40; ++launch_index) {
-    const auto r = live_allocations(allocator, scale::workers, 4, 1024, all_workers{});
+    const auto r = live_allocations(allocator, scale::workers, 4, mixed_size{1024}, all_workers{});
     expect_clean(r, "launch");
     requested += r.requested;
     if constexpr (!TestFixture::traits.reuses_freed_memory) { allocator.reset(); }
@@ -193,7 +193,7 @@ TYPED_TEST(Conformance, ForeignPointersAreReportedOnTheHost)
     EXPECT_EQ(allocator.stats().invalid_frees, 1u);
     EXPECT_THROW(allocator.check_errors(), devalloc::error);
     EXPECT_NO_THROW(allocator.check_errors()) << "check_errors() reports each misuse once";
-    const auto r = live_allocations(allocator, scale::workers, 2, 128, all_workers{});
+    const auto r = live_allocations(allocator, scale::workers, 2, mixed_size{128}, all_workers{});
     expect_clean(r, "after a foreign free");
   }
 }

@@ -11,7 +11,7 @@
 
 #include <devalloc/devalloc.hpp>
 
-#include "scenarios.hpp"
+#include "../support/scenarios.hpp"
 
 namespace devalloc::testing {
 namespace {

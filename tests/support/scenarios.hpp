@@ -1,14 +1,15 @@
-// tests/conformance/scenarios.hpp
+// tests/support/scenarios.hpp
 //
-// The worker-side scenarios of the conformance suite, as free function templates over the
-// allocator type. (nvcc cannot define __device__ lambdas inside a gtest TEST body, which is a
-// private member function, so every launch lives here.) Each scenario returns what it observed;
-// the tests in conformance.cpp assert on it.
+// Worker-side scenarios shared by every test suite (conformance, scatter, drop-in), as free
+// function templates over the allocator type. (nvcc cannot define __device__ lambdas inside a gtest
+// TEST body, which is a private member function, so every launch lives here.) Each scenario
+// returns what it observed; the tests assert on it.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -75,11 +76,20 @@ DEVALLOC_DEVICE inline void count(unsigned long long& counter, unsigned long lon
   detail::device_atomic<unsigned long long>(counter).fetch_add(n, detail::memory_order_relaxed);
 }
 
-/// Request size of allocation `k` of worker `i` in the mixed-size scenarios: 1..max_bytes.
-DEVALLOC_HOST_DEVICE inline std::size_t mixed_size(std::size_t i, std::size_t k, std::size_t max_bytes)
-{
-  return 1 + pattern_seed(i, k + 7) % max_bytes;
-}
+// Request sizes: size(i, k) is the size of allocation k of worker i.
+
+struct fixed_size {
+  std::size_t bytes;
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t, std::size_t) const { return bytes; }
+};
+/// 1..max_bytes, varying by worker and allocation.
+struct mixed_size {
+  std::size_t max_bytes;
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
+  {
+    return 1 + pattern_seed(i, k + 7) % max_bytes;
+  }
+};
 
 /// Host check: sorts (pointer, size) ranges and returns the number of neighbours that overlap.
 inline std::size_t count_overlaps(std::vector<std::pair<std::uintptr_t, std::size_t>> ranges)
@@ -118,38 +128,49 @@ struct live_allocations_result {
   std::size_t overlaps = 0;        // between live allocations, from the host-side range check
 };
 
-/// `workers` workers each allocate `per_worker` chunks of mixed sizes 1..max_bytes and write them;
-/// a second launch verifies every byte; the host checks that no two ranges overlap; a third launch
-/// frees everything. `caller(i, k)` decides whether worker i makes its k-th allocation, so that
-/// only a subset of each warp calls, or lanes leave a data-dependent loop at different times.
-template <class Allocator, class Caller>
-live_allocations_result live_allocations(Allocator& allocator, std::size_t workers, std::size_t per_worker,
-                                         std::size_t max_bytes, Caller caller)
+/// `workers` workers each make up to `per_worker` allocations of size(i, k) bytes and write them;
+/// a second launch verifies every byte; the host checks that no two ranges overlap; `inspect()`
+/// may look at the heap while everything is live; a third launch frees everything. `caller(i, k)`
+/// decides whether worker i makes its k-th allocation, so that only a subset of each warp calls,
+/// or lanes leave a data-dependent loop at different times. Pointers must be multiples of
+/// `alignment` (default: what the allocator promises).
+/// (`inspect` is a std::function: nvcc refuses host lambda types in the template arguments of a
+/// function that defines extended __device__ lambdas.)
+template <class Allocator, class Size, class Caller>
+live_allocations_result live_allocations(Allocator& allocator, std::size_t workers, std::size_t per_worker, Size size,
+                                         Caller caller, launch_options options = {},
+                                         std::size_t alignment = Allocator::alignment,
+                                         const std::function<void()>& inspect = {})
 {
   auto handle = allocator.handle();
   buffer<void*> pointers(workers * per_worker);
   buffer<unsigned long long> counters(2);  // [0] pattern errors, [1] misaligned pointers
   void** table = pointers.data();
   unsigned long long* c = counters.data();
-  constexpr std::size_t alignment = Allocator::alignment;
 
-  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
-    for (std::size_t k = 0; k < per_worker; ++k) {
-      if (!caller(i, k)) { continue; }
-      const std::size_t bytes = mixed_size(i, k, max_bytes);
-      void* p = handle.alloc(bytes);
-      table[i * per_worker + k] = p;
-      if (p == nullptr) { continue; }
-      if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0) { count(c[1]); }
-      write_pattern(p, bytes, pattern_seed(i, k));
-    }
-  });
-  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
-    for (std::size_t k = 0; k < per_worker; ++k) {
-      const void* p = table[i * per_worker + k];
-      if (p != nullptr) { count(c[0], pattern_errors(p, mixed_size(i, k, max_bytes), pattern_seed(i, k))); }
-    }
-  });
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t k = 0; k < per_worker; ++k) {
+        if (!caller(i, k)) { continue; }
+        const std::size_t bytes = size(i, k);
+        void* p = handle.alloc(bytes);
+        table[i * per_worker + k] = p;
+        if (p == nullptr) { continue; }
+        if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0) { count(c[1]); }
+        write_pattern(p, bytes, pattern_seed(i, k));
+      }
+    },
+    options);
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t k = 0; k < per_worker; ++k) {
+        const void* p = table[i * per_worker + k];
+        if (p != nullptr) { count(c[0], pattern_errors(p, size(i, k), pattern_seed(i, k))); }
+      }
+    },
+    options);
 
   live_allocations_result result;
   const std::vector<void*> host = pointers.to_host();
@@ -162,48 +183,55 @@ live_allocations_result live_allocations(Allocator& allocator, std::size_t worke
       if (p == nullptr) {
         ++result.returned_null;
       } else {
-        ranges.emplace_back(reinterpret_cast<std::uintptr_t>(p), mixed_size(i, k, max_bytes));
+        ranges.emplace_back(reinterpret_cast<std::uintptr_t>(p), size(i, k));
       }
     }
   }
   result.overlaps = count_overlaps(std::move(ranges));
   result.pattern_errors = counters.get(0);
   result.misaligned = counters.get(1);
+  if (inspect) { inspect(); }
 
-  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
-    for (std::size_t k = 0; k < per_worker; ++k) { handle.dealloc(table[i * per_worker + k]); }
-  });
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t k = 0; k < per_worker; ++k) { handle.dealloc(table[i * per_worker + k]); }
+    },
+    options);
   return result;
 }
 
-/// Alloc, write, verify and free inside one launch, `rounds` times per worker: the chunk is freed
-/// while other workers allocate, so reuse races show up as pattern errors.
-template <class Allocator>
-unsigned long long churn(Allocator& allocator, std::size_t workers, std::size_t rounds, std::size_t max_bytes,
-                         unsigned long long* nulls_out)
+/// Alloc, write, verify and free inside one launch, `rounds` times per worker with 4 live chunks
+/// each: chunks are freed while other workers allocate, so reuse races show up as pattern errors.
+/// Returns the pattern errors; `*nulls_out` receives the number of nullptr results.
+template <class Allocator, class Size>
+unsigned long long churn(Allocator& allocator, std::size_t workers, std::size_t rounds, Size size,
+                         unsigned long long* nulls_out, launch_options options = {})
 {
   auto handle = allocator.handle();
   buffer<unsigned long long> counters(2);
   unsigned long long* c = counters.data();
-  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
-    for (std::size_t r = 0; r < rounds; ++r) {
-      void* keep[4];
-      for (std::size_t k = 0; k < 4; ++k) {
-        const std::size_t bytes = mixed_size(i, r * 4 + k, max_bytes);
-        keep[k] = handle.alloc(bytes);
-        if (keep[k] == nullptr) {
-          count(c[1]);
-        } else {
-          write_pattern(keep[k], bytes, pattern_seed(i, r * 4 + k));
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      for (std::size_t r = 0; r < rounds; ++r) {
+        void* keep[4];
+        for (std::size_t k = 0; k < 4; ++k) {
+          keep[k] = handle.alloc(size(i, r * 4 + k));
+          if (keep[k] == nullptr) {
+            count(c[1]);
+          } else {
+            write_pattern(keep[k], size(i, r * 4 + k), pattern_seed(i, r * 4 + k));
+          }
+        }
+        for (std::size_t k = 0; k < 4; ++k) {
+          if (keep[k] == nullptr) { continue; }
+          count(c[0], pattern_errors(keep[k], size(i, r * 4 + k), pattern_seed(i, r * 4 + k)));
+          handle.dealloc(keep[k]);
         }
       }
-      for (std::size_t k = 0; k < 4; ++k) {
-        if (keep[k] == nullptr) { continue; }
-        count(c[0], pattern_errors(keep[k], mixed_size(i, r * 4 + k, max_bytes), pattern_seed(i, r * 4 + k)));
-        handle.dealloc(keep[k]);
-      }
-    }
-  });
+    },
+    options);
   *nulls_out = counters.get(1);
   return counters.get(0);
 }
