@@ -130,9 +130,9 @@ struct ScatterConfig {
   ///      heap runs out of pages while they are nearly empty (docs/scatter.md, fragmentation).
   ///   2 (default): per-class page sequence: the lanes of a warp asking for the same size class
   ///      (match_any) take consecutive slots w * g + rank of that class (g = lanes of the group),
-  ///      slot / chunks per page is the page offset from the class' base S k_S; no mp term. Same
-  ///      size everywhere: as 1. Mixed sizes: warps share the pages of a class instead of each
-  ///      opening its own.
+  ///      slot / chunks per page is the page offset from the class' base S k_S (no mp term).
+  ///      Same size everywhere: as 1. Mixed sizes: warps share the pages of a class instead of
+  ///      each opening its own.
   /// `false` / `true` (older configurations) mean 0 / 1.
   static constexpr std::uint32_t hash_warp_term = DEVALLOC_SCATTER_HASH_WARP_TERM;
   /// Size classes (not in the paper): a page that is *opened* for a request of S bytes (flat
@@ -759,6 +759,11 @@ class Scatter {
       const std::uint32_t group = detail::match_any(detail::active_mask(), cls);
       const std::uint64_t slot = static_cast<std::uint64_t>(detail::warp_id()) * detail::popcount(group) +
                                  detail::rank_in(group);
+      // No mp term: with it, every multiprocessor's warps would open their own pages of each class
+      // again (measured on an H200: 5276 nullptr in the census test; 4 KiB pages collide at
+      // random and collapse at 2^20 threads). Without it the sequences pack the pages of a class;
+      // that relies on try_page_group: the lanes of a warp that meet at one page are served
+      // together, so no lane is displaced by a lost open CAS and walks through the packed run.
       hash = static_cast<std::uint64_t>(cls) * Config::hash_k_size + slot / fresh.spots;
     } else {
       std::uint64_t extra = 0;
@@ -839,6 +844,7 @@ class Scatter {
   DEVALLOC_DEVICE void* try_page(std::uint32_t page, std::uint32_t size, const page_layout& fresh, std::uint32_t cls,
                                  bool exhaustive) const noexcept
   {
+    if (!exhaustive) { return try_page_group(page, size, fresh, cls); }
     detail::device_atomic<std::uint64_t> state(states_[page]);
     std::uint64_t seen = state.load(detail::memory_order_relaxed);
     if (seen == 0) {
@@ -846,7 +852,8 @@ class Scatter {
       // its bitfields are reset. acquire: the previous users' frees happen before our use.
       if (state.compare_exchange_strong(seen, pack(cls, lock_count), detail::memory_order_acquire,
                                         detail::memory_order_relaxed)) {
-        return open_page(page, cls, fresh);
+        open_page(page, fresh, 1u);
+        return take_spot(page, cls, fresh, 0u);
       }
       // Someone else set it meanwhile; we may still fit (alloc lines 23-27). `seen` is fresh.
     }
@@ -855,6 +862,62 @@ class Scatter {
     const page_layout layout = chunk == cls ? fresh : layout_of(chunk);
     if (count_of(seen) >= layout.spots) { return nullptr; }  // full, or being opened
     return reserve(page, chunk, layout, exhaustive);
+  }
+
+  /// Pass 0 for one page, for the lanes of the warp that arrive at this page together with the
+  /// same size (match_any; any subset of a warp, each lane alone on the CPU backend): the lowest
+  /// lane acts for all k of them with one atomic — it opens a free page keeping min(k, chunks)
+  /// reservations, or reserves k on a page of a fitting chunk size with one fetch_add(k) and gives
+  /// back what the page had no room for — then each lane with a reservation takes its spot (bit)
+  /// from its own reservation index. Lanes left without a reservation go on searching alone.
+  /// The only wait is __syncwarp(peers) for the leader, who never waits for anyone.
+  DEVALLOC_DEVICE void* try_page_group(std::uint32_t page, std::uint32_t size, const page_layout& fresh,
+                                       std::uint32_t cls) const noexcept
+  {
+    const std::uint32_t peers =
+      detail::match_any(detail::active_mask(), (static_cast<unsigned long long>(page) << 32) | size);
+    const unsigned leader = detail::leader_lane(peers);
+    const std::uint32_t rank = detail::rank_in(peers);
+    std::uint32_t chunk = 0;
+    std::uint32_t grant = 0;  // first reservation index << 8 | reservations granted
+    if (rank == 0) {
+      const std::uint32_t k = detail::popcount(peers);
+      detail::device_atomic<std::uint64_t> state(states_[page]);
+      std::uint64_t seen = state.load(detail::memory_order_relaxed);
+      // Free page: open it (alloc lines 16-19; acquire: the previous users' frees happen before).
+      if (seen == 0 && state.compare_exchange_strong(seen, pack(cls, lock_count), detail::memory_order_acquire,
+                                                     detail::memory_order_relaxed)) {
+        const std::uint32_t granted = k < fresh.spots ? k : fresh.spots;
+        open_page(page, fresh, granted);
+        chunk = cls;
+        grant = granted;
+      } else {
+        // Used page (or opened meanwhile; `seen` is then fresh): alloc lines 23-27.
+        const std::uint32_t c = chunk_of(seen);
+        if (c != 0 && accepts(c, size)) {
+          const std::uint32_t spots = c == cls ? fresh.spots : layout_of(c).spots;
+          if (count_of(seen) < spots) {
+            // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
+            const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
+            account_increment(page, old, c, spots, k);
+            std::uint32_t granted = 0;
+            if (chunk_of(old) == c && count_of(old) < spots) {
+              granted = spots - count_of(old) < k ? spots - count_of(old) : k;
+              chunk = c;
+              grant = count_of(old) << 8 | granted;
+            }
+            if (granted < k) { give_back(page, c, spots, k - granted); }
+          }
+        }
+      }
+    }
+    // The leader's acquire (and the bitfields it zeroed) happen before every member's bit claim.
+    detail::sync_lanes(peers);
+    chunk = detail::shuffle(peers, chunk, leader);
+    grant = detail::shuffle(peers, grant, leader);
+    if (rank >= (grant & 0xFFu)) { return nullptr; }
+    const page_layout layout = chunk == cls ? fresh : layout_of(chunk);
+    return take_spot(page, chunk, layout, (grant >> 8) + rank);
   }
 
   /// Reserves one chunk on a page whose chunk size was seen to be `chunk` (tryUsePage lines 2-6),
@@ -886,9 +949,10 @@ class Scatter {
     return take_spot(page, chunk, layout, count_of(old));
   }
 
-  /// We hold the lock count of a page we just gave chunk size `size`: reset its bitfields, then
-  /// turn the lock into one reservation (release: others reserve only after the reset).
-  DEVALLOC_DEVICE void* open_page(std::uint32_t page, std::uint32_t size, const page_layout& layout) const noexcept
+  /// We hold the lock count of a page we just gave a chunk size of this `layout`: reset its
+  /// bitfields, then turn the lock into `granted` reservations (1..chunks; release: others reserve
+  /// only after the reset). The caller then takes spots 0..granted-1.
+  DEVALLOC_DEVICE void open_page(std::uint32_t page, const page_layout& layout, std::uint32_t granted) const noexcept
   {
     detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(0u, detail::memory_order_relaxed);
     if (layout.hierarchical) {
@@ -898,10 +962,9 @@ class Scatter {
       }
     }
     const std::uint64_t before =
-      detail::device_atomic<std::uint64_t>(states_[page]).fetch_sub(lock_count - 1u, detail::memory_order_acq_rel);
+      detail::device_atomic<std::uint64_t>(states_[page]).fetch_sub(lock_count - granted, detail::memory_order_acq_rel);
     // Transient reservations made meanwhile may leave the page full already.
-    if (count_of(before) - (lock_count - 1u) >= layout.spots) { region_add(page, 1u); }
-    return take_spot(page, size, layout, 0u);
+    if (count_of(before) - (lock_count - granted) >= layout.spots) { region_add(page, 1u); }
   }
 
   /// With a reservation held, win one bit (tryUsePage lines 7-19; hierarchical: thesis §4.3.5).
@@ -983,27 +1046,28 @@ class Scatter {
   /// A +1 on the count of `page` returned `before`: the page became full iff the count reached
   /// the chunk count of the page's actual chunk size (§5.4: "fills up one page" -> region + 1).
   DEVALLOC_DEVICE void account_increment(std::uint32_t page, std::uint64_t before, std::uint32_t chunk,
-                                         std::uint32_t spots) const noexcept
+                                         std::uint32_t spots, std::uint32_t k = 1u) const noexcept
   {
     const std::uint32_t actual = chunk_of(before);
     if (actual == 0 || actual > pagesize) { return; }
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
-    if (count_of(before) + 1u == n) { region_add(page, 1u); }
+    if (count_of(before) < n && count_of(before) + k >= n) { region_add(page, 1u); }
   }
 
   /// Gives one reservation (or a transient +1) back: fetch_sub(1) with release (free line 9), the
   /// region counter when the page stops being full, and the reset of a fully freed page (free
   /// lines 10-16) by whoever takes the count to zero.
-  DEVALLOC_DEVICE void give_back(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots) const noexcept
+  DEVALLOC_DEVICE void give_back(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots,
+                                 std::uint32_t m = 1u) const noexcept
   {
     detail::device_atomic<std::uint64_t> state(states_[page]);
-    const std::uint64_t before = state.fetch_sub(1u, detail::memory_order_release);
+    const std::uint64_t before = state.fetch_sub(m, detail::memory_order_release);
     const std::uint32_t actual = chunk_of(before);
     if (actual == 0 || actual > pagesize) { return; }
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
-    if (count_of(before) == n) { region_sub(page, 1u); }
+    if (count_of(before) >= n && count_of(before) - m < n) { region_sub(page, 1u); }
     if constexpr (resetfreedpages) {
-      if (count_of(before) == 1u) {
+      if (count_of(before) == m) {
         // Fails harmlessly if someone reserved in between: they reset when they leave.
         std::uint64_t expected = pack(actual, 0u);
         state.compare_exchange_strong(expected, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed);
