@@ -20,7 +20,13 @@
 #include <devalloc/detail/warp.hpp>
 #include <devalloc/devalloc.hpp>
 
+#include "../support/scenarios.hpp"
+
 namespace devalloc::scatter_testing {
+
+// Patterns, overlap checks, size and caller functors, live_allocations, churn, single_alloc and
+// single_dealloc are the shared ones of tests/support/scenarios.hpp.
+using namespace devalloc::testing;
 
 /// Sizes that keep the CPU run short; the GPU run uses more workers and (for the checksum test)
 /// a heap of DEVALLOC_SCATTER_TEST_HEAP_MIB MiB (default 1024 on CUDA, 16 on the CPU).
@@ -74,11 +80,6 @@ DEVALLOC_HOST_DEVICE inline std::uint32_t checksum(std::uint64_t owner, std::uin
   return mix(owner * 1000003ull + k, j);
 }
 
-DEVALLOC_DEVICE inline void add(unsigned long long& counter, unsigned long long n = 1)
-{
-  detail::device_atomic<unsigned long long>(counter).fetch_add(n, detail::memory_order_relaxed);
-}
-
 DEVALLOC_DEVICE inline void write_words(void* p, std::size_t bytes, std::uint64_t owner, std::uint64_t k)
 {
   auto* w = static_cast<std::uint32_t*>(p);
@@ -93,28 +94,6 @@ DEVALLOC_DEVICE inline unsigned long long bad_words(const void* p, std::size_t b
   return bad;
 }
 
-/// Host: number of overlapping neighbours among (pointer, size) ranges.
-inline std::size_t overlaps(std::vector<std::pair<std::uintptr_t, std::size_t>> ranges)
-{
-  std::sort(ranges.begin(), ranges.end());
-  std::size_t n = 0;
-  for (std::size_t k = 1; k < ranges.size(); ++k) { n += ranges[k - 1].first + ranges[k - 1].second > ranges[k].first; }
-  return n;
-}
-
-// Request sizes (multiples of 4 so that checksums fill them).
-struct fixed_size {
-  std::size_t bytes;
-  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t, std::size_t) const { return bytes; }
-};
-/// 4..max_bytes, varying by worker and allocation.
-struct mixed_size {
-  std::size_t max_bytes;
-  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
-  {
-    return 4 + (mix(i, k) % max_bytes) / 4 * 4;
-  }
-};
 /// A few sizes from each class: tiny, hierarchical, flat, whole page, multi-page.
 struct class_size {
   std::size_t pagesize;
@@ -133,93 +112,6 @@ struct class_size {
     }
   }
 };
-
-// Which workers call (divergent callers).
-struct all_workers {
-  DEVALLOC_HOST_DEVICE bool operator()(std::size_t, std::size_t) const { return true; }
-};
-struct every_other_lane {
-  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i, std::size_t) const { return i % 2 == 1; }
-};
-struct one_lane {
-  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i, std::size_t) const { return i % 32 == 17; }
-};
-/// Worker i makes mix(i) % 9 allocations: lanes leave the loop at data-dependent times.
-struct data_dependent_loop {
-  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i, std::size_t k) const { return k < mix(i, 7) % 9; }
-};
-
-struct live_result {
-  std::size_t requested = 0;
-  std::size_t nulls = 0;
-  std::size_t overlaps = 0;
-  unsigned long long bad_words = 0;
-  unsigned long long misaligned = 0;
-};
-
-/// `workers` workers make up to `per_worker` allocations each (`caller` decides which), write
-/// checksums, a second launch verifies them, the host checks overlaps, `inspect()` may look at the
-/// heap; then everything is freed (by a third launch).
-/// (`inspect` is a std::function, not a template parameter: nvcc refuses host lambda types in the
-/// template arguments of a function that defines extended device lambdas.)
-template <class Allocator, class Size, class Caller>
-live_result live_allocations(Allocator& allocator, std::size_t workers, std::size_t per_worker, Size size,
-                             Caller caller, std::size_t alignment = Allocator::alignment,
-                             const std::function<void()>& inspect = {})
-{
-  auto handle = allocator.handle();
-  buffer<void*> table(workers * per_worker);
-  buffer<unsigned long long> counters(2);
-  void** t = table.data();
-  unsigned long long* c = counters.data();
-  launch(
-    workers,
-    [=] DEVALLOC_DEVICE(std::size_t i) {
-      for (std::size_t k = 0; k < per_worker; ++k) {
-        if (!caller(i, k)) { continue; }
-        const std::size_t bytes = size(i, k);
-        void* p = handle.alloc(bytes);
-        t[i * per_worker + k] = p;
-        if (p == nullptr) { continue; }
-        if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0) { add(c[1]); }
-        write_words(p, bytes, i, k);
-      }
-    },
-    opts());
-  launch(
-    workers,
-    [=] DEVALLOC_DEVICE(std::size_t i) {
-      for (std::size_t k = 0; k < per_worker; ++k) {
-        if (const void* p = t[i * per_worker + k]) { add(c[0], bad_words(p, size(i, k), i, k)); }
-      }
-    },
-    opts());
-  live_result r;
-  const std::vector<void*> host = table.to_host();
-  std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
-  for (std::size_t i = 0; i < workers; ++i) {
-    for (std::size_t k = 0; k < per_worker; ++k) {
-      if (!caller(i, k)) { continue; }
-      ++r.requested;
-      if (void* p = host[i * per_worker + k]) {
-        ranges.emplace_back(reinterpret_cast<std::uintptr_t>(p), size(i, k));
-      } else {
-        ++r.nulls;
-      }
-    }
-  }
-  r.overlaps = overlaps(std::move(ranges));
-  r.bad_words = counters.get(0);
-  r.misaligned = counters.get(1);
-  if (inspect) { inspect(); }  // everything is still allocated here
-  launch(
-    workers,
-    [=] DEVALLOC_DEVICE(std::size_t i) {
-      for (std::size_t k = 0; k < per_worker; ++k) { handle.dealloc(t[i * per_worker + k]); }
-    },
-    opts());
-  return r;
-}
 
 /// A table of pointers that live in backend memory, filled by fill() and freed by free_all().
 template <class Allocator>
@@ -279,7 +171,7 @@ class filler {
     unsigned long long* b = bad.data();
     void** t = table_.data();
     launch(
-      count(), [=] DEVALLOC_DEVICE(std::size_t slot) { add(*b, bad_words(t[slot], bytes_of(slot), slot, 0)); }, opts());
+      count(), [=] DEVALLOC_DEVICE(std::size_t slot) { testing::count(*b, bad_words(t[slot], bytes_of(slot), slot, 0)); }, opts());
     return bad.get(0);
   }
 
@@ -334,17 +226,6 @@ std::size_t count_by_filling(Allocator& allocator, std::size_t bytes, std::size_
   return got;
 }
 
-/// One worker allocates `bytes`; returns the pointer as an integer.
-template <class Allocator>
-std::uintptr_t alloc_one(Allocator& allocator, std::size_t bytes)
-{
-  auto handle = allocator.handle();
-  buffer<std::uintptr_t> out(1);
-  std::uintptr_t* o = out.data();
-  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { o[0] = reinterpret_cast<std::uintptr_t>(handle.alloc(bytes)); });
-  return out.get(0);
-}
-
 /// One worker frees each pointer of `ps`.
 template <class Allocator>
 void free_each(Allocator& allocator, const std::vector<std::uintptr_t>& ps)
@@ -355,12 +236,6 @@ void free_each(Allocator& allocator, const std::vector<std::uintptr_t>& ps)
   table.assign(ps);
   std::uintptr_t* t = table.data();
   launch(ps.size(), [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(reinterpret_cast<void*>(t[i])); }, opts());
-}
-
-template <class Allocator>
-void free_one(Allocator& allocator, std::uintptr_t p)
-{
-  free_each(allocator, std::vector<std::uintptr_t>{p});
 }
 
 /// getAvailableSlots(bytes) on the device, computed by `workers` workers at once (on the GPU the
@@ -392,43 +267,6 @@ std::vector<std::size_t> device_slots_mixed(Allocator& allocator, const std::vec
   return out.to_host();
 }
 
-/// Inside one launch, each worker repeatedly allocates sizes a and b alternately, writes, checks
-/// and frees them, so pages keep changing chunk size while others reserve on them. Returns the
-/// number of corrupted words; `nulls` receives the failed allocations.
-template <class Allocator, class Size>
-unsigned long long churn(Allocator& allocator, std::size_t workers, std::size_t rounds, Size size,
-                         unsigned long long* nulls)
-{
-  auto handle = allocator.handle();
-  buffer<unsigned long long> counters(2);
-  unsigned long long* c = counters.data();
-  launch(
-    workers,
-    [=] DEVALLOC_DEVICE(std::size_t i) {
-      for (std::size_t r = 0; r < rounds; ++r) {
-        void* held[3];
-        std::size_t bytes[3];
-        for (std::size_t k = 0; k < 3; ++k) {
-          bytes[k] = size(i, r * 3 + k);
-          held[k] = handle.alloc(bytes[k]);
-          if (held[k] == nullptr) {
-            add(c[1]);
-          } else {
-            write_words(held[k], bytes[k], i, r * 3 + k);
-          }
-        }
-        for (std::size_t k = 0; k < 3; ++k) {
-          if (held[k] == nullptr) { continue; }
-          add(c[0], bad_words(held[k], bytes[k], i, r * 3 + k));
-          handle.dealloc(held[k]);
-        }
-      }
-    },
-    opts());
-  *nulls = counters.get(1);
-  return counters.get(0);
-}
-
 /// Every worker allocates `bytes` and, if it gets nullptr, retries up to `retries` times (user
 /// code that waits for memory, as in the stress test that deadlocked on stale chunk sizes);
 /// returns how many workers never got memory. Frees everything afterwards.
@@ -445,7 +283,7 @@ std::size_t alloc_with_retries(Allocator& allocator, std::size_t workers, std::s
     [=] DEVALLOC_DEVICE(std::size_t i) {
       void* p = nullptr;
       for (std::size_t r = 0; r <= retries && p == nullptr; ++r) { p = handle.alloc(bytes); }
-      if (p == nullptr) { add(*f); }
+      if (p == nullptr) { testing::count(*f); }
       t[i] = p;
     },
     opts());
@@ -496,11 +334,11 @@ checksum_result checksum_fill(Allocator& allocator, std::size_t workers, std::si
         const std::size_t bytes = size(i, k);
         void* p = handle.alloc(bytes);
         if (p == nullptr) {
-          add(c[2]);
+          testing::count(c[2]);
           return;
         }
         t[i * per_worker + k] = p;
-        add(c[1], bytes);
+        testing::count(c[1], bytes);
         write_words(p, bytes, i, k);
       }
     },
@@ -511,7 +349,7 @@ checksum_result checksum_fill(Allocator& allocator, std::size_t workers, std::si
       for (std::size_t k = 0; k < per_worker; ++k) {
         const void* p = t[i * per_worker + k];
         if (p == nullptr) { return; }
-        add(c[0], bad_words(p, size(i, k), i, k));
+        testing::count(c[0], bad_words(p, size(i, k), i, k));
       }
     },
     opts());
@@ -524,7 +362,7 @@ checksum_result checksum_fill(Allocator& allocator, std::size_t workers, std::si
     }
   }
   r.chunks = ranges.size();
-  r.overlaps = overlaps(std::move(ranges));
+  r.overlaps = count_overlaps(std::move(ranges));
   r.bad_words = counters.get(0);
   r.bytes = counters.get(1);
   r.workers_out_of_memory = static_cast<std::size_t>(counters.get(2));

@@ -214,10 +214,10 @@ TEST(ScatterGeometry, TooSmallHeapThrowsAndTheSmallestHeapWorks)
   Default tiny(creation::Scatter<>::min_pool_bytes + 256);
   const auto c = creation_of(tiny);
   ASSERT_EQ(c.page_count(), 1u);
-  const std::uintptr_t p = alloc_one(tiny, 4096);
+  const std::uintptr_t p = single_alloc(tiny, 4096);
   EXPECT_NE(p, 0u);
-  EXPECT_EQ(alloc_one(tiny, 16), 0u);
-  free_one(tiny, p);
+  EXPECT_EQ(single_alloc(tiny, 16), 0u);
+  single_dealloc(tiny, p);
   EXPECT_EQ(tiny.getAvailableSlots(16), 254u);
   EXPECT_EQ(c.check_invariants_host(), "");
 }
@@ -240,11 +240,11 @@ struct configuration_names {
 TYPED_TEST_SUITE(ScatterEach, all_configurations, configuration_names);
 
 template <class A>
-void expect_clean(const live_result& r, const A& allocator, const char* scenario)
+void expect_clean(const live_allocations_result& r, const A& allocator, const char* scenario)
 {
-  EXPECT_EQ(r.nulls, 0u) << scenario;
+  EXPECT_EQ(r.returned_null, 0u) << scenario;
   EXPECT_EQ(r.overlaps, 0u) << scenario;
-  EXPECT_EQ(r.bad_words, 0u) << scenario;
+  EXPECT_EQ(r.pattern_errors, 0u) << scenario;
   EXPECT_EQ(r.misaligned, 0u) << scenario;
   EXPECT_EQ(creation_of(allocator).check_invariants_host(), "") << scenario;
 }
@@ -263,13 +263,13 @@ void expect_empty(const A& allocator, const char* when)
 TYPED_TEST(ScatterEach, DivergentCallersGetDisjointChunks)
 {
   TypeParam allocator(scale::heap);
-  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{300}, every_other_lane{}), allocator,
+  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{300}, every_other_lane{}, opts()), allocator,
                "every other lane");
-  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{300}, one_lane{}), allocator, "one lane");
-  const auto loop = live_allocations(allocator, scale::workers, 9, mixed_size{300}, data_dependent_loop{});
+  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{300}, one_lane_per_warp{}, opts()), allocator, "one lane");
+  const auto loop = live_allocations(allocator, scale::workers, 9, mixed_size{300}, data_dependent_loop{}, opts());
   EXPECT_GT(loop.requested, scale::workers * 3);
   expect_clean(loop, allocator, "data-dependent loop");
-  expect_clean(live_allocations(allocator, scale::workers, 3, fixed_size{64}, all_workers{}), allocator, "all lanes");
+  expect_clean(live_allocations(allocator, scale::workers, 3, fixed_size{64}, all_workers{}, opts()), allocator, "all lanes");
   expect_empty(allocator, "after freeing");
 }
 
@@ -278,13 +278,13 @@ TYPED_TEST(ScatterEach, ChurnWithEverySizeClassKeepsDataAndInvariants)
   TypeParam allocator(2 * scale::heap);
   unsigned long long nulls = 0;
   const std::size_t workers = scale::workers / 2;
-  EXPECT_EQ(churn(allocator, workers, 6, class_size{pagesize_of<TypeParam>()}, &nulls), 0u)
+  EXPECT_EQ(churn(allocator, workers, 6, class_size{pagesize_of<TypeParam>()}, &nulls, opts()), 0u)
     << "a chunk was handed out twice while in use";
   EXPECT_EQ(nulls, 0u);
   expect_empty(allocator, "after churn");
   // Two sizes alternating on a heap small enough that pages change chunk size all the time.
   TypeParam small(256u << 10);
-  EXPECT_EQ(churn(small, 64, 20, class_size{pagesize_of<TypeParam>()}, &nulls), 0u);
+  EXPECT_EQ(churn(small, 64, 20, class_size{pagesize_of<TypeParam>()}, &nulls, opts()), 0u);
   expect_empty(small, "after churn on a small heap");
 }
 
@@ -400,7 +400,7 @@ TEST(ScatterFailureClasses, WithoutResetAFreedPageKeepsItsSizeButNothingHangs)
   f.free_all();
   EXPECT_EQ(c.check_invariants_host(), "");
   EXPECT_EQ(allocator.getAvailableSlots(4096), 0u) << "documented: pages keep their chunk size";
-  EXPECT_EQ(alloc_one(allocator, 4096), 0u) << "must fail at once, not wait";
+  EXPECT_EQ(single_alloc(allocator, 4096), 0u) << "must fail at once, not wait";
   EXPECT_EQ(allocator.getAvailableSlots(16), chunks);
   EXPECT_EQ(f.fill(scale::fill_workers, fixed_size{16}), chunks) << "the same size refills exactly";
   f.free_all();
@@ -413,7 +413,7 @@ TEST(ScatterFailureClasses, ResetRacesLeaveNoStaleChunkSize)
   Default allocator(64u << 10);
   const auto c = creation_of(allocator);
   unsigned long long nulls = 0;
-  EXPECT_EQ(churn(allocator, scale::workers, 10, two_sizes{}, &nulls), 0u);
+  EXPECT_EQ(churn(allocator, scale::workers, 10, two_sizes{}, &nulls, opts()), 0u);
   EXPECT_EQ(c.check_invariants_host(), "");
   EXPECT_EQ(allocator.getAvailableSlots(4096), c.page_count()) << "a page kept a stale chunk size (nulls: " << nulls << ")";
 }
@@ -426,13 +426,13 @@ void expect_multi_page_boundaries()
   const auto c = creation_of(allocator);
   const std::size_t pages = c.page_count();
   // Exactly one page: one chunk of a single page, not a multi-page chunk.
-  const std::uintptr_t one = alloc_one(allocator, page);
+  const std::uintptr_t one = single_alloc(allocator, page);
   ASSERT_NE(one, 0u);
   const auto v1 = c.page_host(c.page_of(reinterpret_cast<void*>(one)));
   EXPECT_EQ(v1.chunk, page);
   EXPECT_EQ(v1.count, 1u);
   EXPECT_EQ(allocator.getAvailableSlots(page), pages - 1);
-  free_one(allocator, one);
+  single_dealloc(allocator, one);
   EXPECT_EQ(allocator.getAvailableSlots(page), pages);
   // One page + 1 byte (padded to +16): two pages; k pages and k pages + 1 byte.
   for (std::size_t k = 1; k <= 5; ++k) {
@@ -442,7 +442,7 @@ void expect_multi_page_boundaries()
       const std::size_t need = k + extra;
       const std::size_t free_runs_before = allocator.getAvailableSlots(bytes);
       EXPECT_EQ(free_runs_before, pages / need) << bytes;
-      const std::uintptr_t p = alloc_one(allocator, bytes);
+      const std::uintptr_t p = single_alloc(allocator, bytes);
       ASSERT_NE(p, 0u) << bytes;
       EXPECT_EQ((p - reinterpret_cast<std::uintptr_t>(c.data_begin())) % page, 0u) << "not page aligned: " << bytes;
       const std::uint32_t first = c.page_of(reinterpret_cast<void*>(p));
@@ -455,7 +455,7 @@ void expect_multi_page_boundaries()
           << "one page too many for " << bytes;
       }
       EXPECT_EQ(c.check_invariants_host(), "") << bytes;
-      free_one(allocator, p);
+      single_dealloc(allocator, p);
       EXPECT_EQ(allocator.getAvailableSlots(page), pages) << bytes;
     }
   }
@@ -472,22 +472,22 @@ TEST(ScatterFailureClasses, RequestsUpToTheWholeHeap)
   Default allocator(scale::heap);
   const auto c = creation_of(allocator);
   const std::size_t all = c.data_bytes();
-  const std::uintptr_t whole = alloc_one(allocator, all);
+  const std::uintptr_t whole = single_alloc(allocator, all);
   ASSERT_EQ(whole, reinterpret_cast<std::uintptr_t>(c.data_begin())) << "the whole page area in one request";
-  EXPECT_EQ(alloc_one(allocator, 16), 0u);
+  EXPECT_EQ(single_alloc(allocator, 16), 0u);
   EXPECT_EQ(allocator.getAvailableSlots(16), 0u);
   EXPECT_EQ(c.check_invariants_host(), "");
-  free_one(allocator, whole);
-  EXPECT_EQ(alloc_one(allocator, all + 1), 0u);
-  const std::uintptr_t most = alloc_one(allocator, all - 4096);
+  single_dealloc(allocator, whole);
+  EXPECT_EQ(single_alloc(allocator, all + 1), 0u);
+  const std::uintptr_t most = single_alloc(allocator, all - 4096);
   ASSERT_NE(most, 0u);
-  const std::uintptr_t last = alloc_one(allocator, 4096);
+  const std::uintptr_t last = single_alloc(allocator, 4096);
   ASSERT_NE(last, 0u);
-  EXPECT_EQ(alloc_one(allocator, 16), 0u);
+  EXPECT_EQ(single_alloc(allocator, 16), 0u);
   free_each(allocator, {most, last});
-  const std::uintptr_t almost = alloc_one(allocator, all - 4096 - 100);
+  const std::uintptr_t almost = single_alloc(allocator, all - 4096 - 100);
   ASSERT_NE(almost, 0u);
-  const std::uintptr_t small = alloc_one(allocator, 100);
+  const std::uintptr_t small = single_alloc(allocator, 100);
   ASSERT_NE(small, 0u);
   EXPECT_EQ(c.page_of(reinterpret_cast<void*>(small)), 0u) << "the free page is the first one";
   free_each(allocator, {almost, small});
@@ -525,11 +525,11 @@ void expect_alignment()
   using S = scatter_allocator<creation::ScatterConfig, distribution::XMallocSIMD<>, alignment::Shrink<N>>;
   static_assert(A::alignment == (N < 16 ? 16 : N));
   A allocator(scale::heap);
-  const auto r = live_allocations(allocator, scale::workers, 4, mixed_size{1500}, all_workers{}, N);
+  const auto r = live_allocations(allocator, scale::workers, 4, mixed_size{1500}, all_workers{}, opts(), N);
   EXPECT_EQ(r.misaligned, 0u) << "Shrink<" << N << ">";
   expect_clean(r, allocator, "alignment");
   S simd(scale::heap);
-  const auto s = live_allocations(simd, scale::workers, 4, mixed_size{200}, all_workers{}, N);
+  const auto s = live_allocations(simd, scale::workers, 4, mixed_size{200}, all_workers{}, opts(), N);
   EXPECT_EQ(s.misaligned, 0u) << "XMallocSIMD + Shrink<" << N << ">";
   expect_clean(s, simd, "alignment (XMallocSIMD)");
 }
@@ -545,7 +545,7 @@ TEST(ScatterFailureClasses, PointersKeepTheirAlignment)
   // Without an AlignmentPolicy, odd sizes still get 16-byte aligned chunks.
   using A = scatter_allocator<creation::ScatterConfig, distribution::Noop, alignment::NoAlignment>;
   A allocator(scale::heap);
-  const auto r = live_allocations(allocator, scale::workers, 4, mixed_size{999}, all_workers{}, 16);
+  const auto r = live_allocations(allocator, scale::workers, 4, mixed_size{999}, all_workers{}, opts(), 16);
   expect_clean(r, allocator, "NoAlignment");
 }
 
@@ -605,7 +605,7 @@ void report_census(const char* name, Size size, bool must_succeed)
 {
   A allocator(scale::heap);
   page_census c;
-  const auto r = live_allocations(allocator, scale::workers, 4, size, all_workers{}, A::alignment,
+  const auto r = live_allocations(allocator, scale::workers, 4, size, all_workers{}, opts(), A::alignment,
                                   [&] { c = census_of(allocator); });
   std::size_t requested_bytes = 0;
   for (std::size_t i = 0; i < scale::workers; ++i) {
@@ -613,10 +613,10 @@ void report_census(const char* name, Size size, bool must_succeed)
   }
   std::printf("census %-10s max %4zu: %zu of %zu null, %.1f MB asked; pages %zu free, %zu split, %zu large; "
               "%zu chunk sizes; chunks used %.1f %%, bytes %.1f %%; top%s\n",
-              name, size.max_bytes, r.nulls, r.requested, static_cast<double>(requested_bytes) / 1e6, c.free_pages,
+              name, size.max_bytes, r.returned_null, r.requested, static_cast<double>(requested_bytes) / 1e6, c.free_pages,
               c.split_pages, c.large_pages, c.chunk_sizes, 100 * c.chunk_fill, 100 * c.byte_fill, c.top.c_str());
-  EXPECT_EQ(r.overlaps + r.bad_words + r.misaligned, 0u) << name;
-  if (must_succeed) { EXPECT_EQ(r.nulls, 0u) << name << ": nullptr while most of the heap is free"; }
+  EXPECT_EQ(r.overlaps + r.pattern_errors + r.misaligned, 0u) << name;
+  if (must_succeed) { EXPECT_EQ(r.returned_null, 0u) << name << ": nullptr while most of the heap is free"; }
   EXPECT_EQ(creation_of(allocator).check_invariants_host(), "") << name;
 }
 
@@ -660,10 +660,10 @@ TEST(ScatterProtocol, SharedChunkIsFreedByItsLastMember)
   ASSERT_NE(chunk, 0u);
   const std::uint32_t page = c.page_of(reinterpret_cast<void*>(chunk));
   EXPECT_EQ(c.page_host(page).count, 1u);
-  free_one(allocator, chunk + 16);
-  free_one(allocator, chunk + 96);
+  single_dealloc(allocator, chunk + 16);
+  single_dealloc(allocator, chunk + 96);
   EXPECT_EQ(c.page_host(page).count, 1u) << "freed before its last member left";
-  free_one(allocator, chunk + 64);
+  single_dealloc(allocator, chunk + 64);
   EXPECT_EQ(c.page_host(page).count, 0u);
   expect_empty(allocator, "after the last member");
 }
@@ -673,17 +673,17 @@ TEST(ScatterProtocol, ForeignAndRepeatedFreesDoNotCorruptTheTable)
   Default allocator(scale::heap);
   const auto c = creation_of(allocator);
   // A pointer into the metadata in front of the pages is not owned: counted, not freed.
-  free_one(allocator, reinterpret_cast<std::uintptr_t>(c.data_begin()) - 64);
+  single_dealloc(allocator, reinterpret_cast<std::uintptr_t>(c.data_begin()) - 64);
   EXPECT_EQ(allocator.stats().invalid_frees, 1u);
   EXPECT_THROW(allocator.check_errors(), devalloc::error);
-  const std::uintptr_t a = alloc_one(allocator, 1024);
-  const std::uintptr_t b = alloc_one(allocator, 1024);
+  const std::uintptr_t a = single_alloc(allocator, 1024);
+  const std::uintptr_t b = single_alloc(allocator, 1024);
   ASSERT_NE(a, 0u);
   ASSERT_NE(b, 0u);
-  free_one(allocator, a);
-  free_one(allocator, a);  // undefined behaviour by contract; Scatter ignores a cleared bit
+  single_dealloc(allocator, a);
+  single_dealloc(allocator, a);  // undefined behaviour by contract; Scatter ignores a cleared bit
   EXPECT_EQ(c.check_invariants_host(), "");
-  free_one(allocator, b);
+  single_dealloc(allocator, b);
   expect_empty(allocator, "after the frees");
 }
 
@@ -834,17 +834,17 @@ TEST(ScatterBigHeap, HeapsLargerThan4GiBWork)
   EXPECT_EQ(device_slots(allocator, 4096)[0], c.page_count());
   EXPECT_EQ(allocator.getAvailableSlots(std::size_t{3} << 30), 1u);
   // A multi-page chunk at the end of the heap (offsets past 2^32) and one of the whole heap.
-  const std::uintptr_t tail = alloc_one(allocator, 3 * 4096);
+  const std::uintptr_t tail = single_alloc(allocator, 3 * 4096);
   ASSERT_NE(tail, 0u);
   EXPECT_EQ(tail - reinterpret_cast<std::uintptr_t>(c.data_begin()), c.data_bytes() - 3 * 4096);
-  const auto r = live_allocations(allocator, 64, 4, mixed_size{2000}, all_workers{});
-  EXPECT_EQ(r.nulls + r.overlaps + r.bad_words, 0u);
-  free_one(allocator, tail);
-  const std::uintptr_t whole = alloc_one(allocator, c.data_bytes());
+  const auto r = live_allocations(allocator, 64, 4, mixed_size{2000}, all_workers{}, opts());
+  EXPECT_EQ(r.returned_null + r.overlaps + r.pattern_errors, 0u);
+  single_dealloc(allocator, tail);
+  const std::uintptr_t whole = single_alloc(allocator, c.data_bytes());
   EXPECT_EQ(whole, reinterpret_cast<std::uintptr_t>(c.data_begin()));
-  free_one(allocator, whole);
-  const std::uintptr_t three = alloc_one(allocator, std::size_t{3} << 30);
-  const std::uintptr_t two = alloc_one(allocator, c.data_bytes() - (std::size_t{3} << 30));
+  single_dealloc(allocator, whole);
+  const std::uintptr_t three = single_alloc(allocator, std::size_t{3} << 30);
+  const std::uintptr_t two = single_alloc(allocator, c.data_bytes() - (std::size_t{3} << 30));
   EXPECT_NE(three, 0u);
   EXPECT_NE(two, 0u);
   free_each(allocator, {three, two});
