@@ -16,8 +16,9 @@
 //   allocator_type& allocator();             host: the owning object (stats(), info(), ...)
 //
 // DEVALLOC_OVERWRITE_MALLOC() defines extern "C" __device__ malloc/free, which replaces CUDA's
-// device heap for every malloc/free in device code of the program, and for new/delete in so far
-// as CUDA implements them through malloc/free (checked on an H100 by tests/dropin). It cannot be
+// device heap for every malloc/free in device code of the program. Device new/delete are not
+// covered: with CUDA 13.0 on an H200, `new int[4]` still took CUDA's own heap (tests/dropin prints
+// what the toolkit at hand does); use malloc + placement new for objects. It cannot be
 // used with creation::DeviceMalloc (a function cannot replace itself: static_assert). On the CPU
 // backend it replaces nothing (the host's malloc stays); call devalloc::global::malloc there.
 // Calling malloc before initHeap, or after finalizeHeap, is undefined behaviour.
