@@ -34,9 +34,11 @@
 //   reserve   fetch_add(state, 1): the page had room iff the returned chunk size is the one we
 //             expected and the returned count is below its chunk count (§6.1 tryUsePage line 2).
 //             A failed reservation is given back with fetch_sub (a "transient" +1).
-//   claim     a free page is opened with CAS(state, 0 -> (size, LOCK)); while the count holds
-//             LOCK (> any chunk count) nobody else can reserve on it, the owner zeroes its
-//             bitfields, then subtracts LOCK - 1 and keeps one reservation (§6.1 lines 16-22).
+//   claim     a free page's bitfield is always 0, so a flat page is opened with one
+//             CAS(state, 0 -> (size, k)) keeping k reservations. A hierarchical page is opened with
+//             CAS(state, 0 -> (size, LOCK)); while the count holds LOCK (> any chunk count) nobody
+//             else can reserve on it, the owner zeroes its in-page segment words, then subtracts
+//             LOCK - k (§6.1 lines 16-22). Pass 0 re-reads such a page a bounded number of times.
 //   spot      with a reservation held, a bit is won by atomicOr from the lane id with the
 //             find-next-free-bit step (§6.1 lines 7-19; detail/bitfield.hpp).
 //   free      clear the bit, then fetch_sub(state, 1) (release). Whoever takes the count from 1
@@ -102,6 +104,12 @@
 /// 0: the exact (16-byte rounded) request size, as in the paper.
 #ifndef DEVALLOC_SCATTER_SIZE_CLASSES
 #define DEVALLOC_SCATTER_SIZE_CLASSES 1
+#endif
+
+/// Pass 0: re-reads of a page that another worker is opening (hierarchical layouts) before the
+/// search walks on (Scatter::open_wait_reads). 0: walk on at once.
+#ifndef DEVALLOC_SCATTER_OPEN_WAIT_READS
+#define DEVALLOC_SCATTER_OPEN_WAIT_READS 32
 #endif
 
 namespace devalloc::creation {
@@ -463,6 +471,7 @@ class Scatter {
       const std::string where = "page " + std::to_string(page) + ": ";
       if (chunk == 0) {
         if (count != 0) { fail(where + "free page with fill count " + std::to_string(count)); }
+        if (bits[page] != 0) { fail(where + "free page with bitfield " + std::to_string(bits[page])); }
         continue;
       }
       if (chunk == large_chunk) {
@@ -631,6 +640,9 @@ class Scatter {
   /// Fill count of a page being opened or belonging to a multi-page chunk: larger than any chunk
   /// count plus any number of transient reservations, so that no reservation succeeds on it.
   static constexpr std::uint32_t lock_count = 1u << 30;
+  /// Pass 0: how often a page that another worker is opening (LOCK, hierarchical layouts) is
+  /// re-read before the search walks on.
+  static constexpr std::uint32_t open_wait_reads = DEVALLOC_SCATTER_OPEN_WAIT_READS;
 
  private:
   DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pack(std::uint32_t chunk, std::uint32_t count) noexcept
@@ -848,13 +860,8 @@ class Scatter {
     detail::device_atomic<std::uint64_t> state(states_[page]);
     std::uint64_t seen = state.load(detail::memory_order_relaxed);
     if (seen == 0) {
-      // Free page: set its chunk size by CAS (alloc lines 16-19), holding the lock count while
-      // its bitfields are reset. acquire: the previous users' frees happen before our use.
-      if (state.compare_exchange_strong(seen, pack(cls, lock_count), detail::memory_order_acquire,
-                                        detail::memory_order_relaxed)) {
-        open_page(page, fresh, 1u);
-        return take_spot(page, cls, fresh, 0u);
-      }
+      // Free page: set its chunk size by CAS (alloc lines 16-19); see open_page.
+      if (open_page(page, cls, fresh, 1u, seen)) { return take_spot(page, cls, fresh, 0u); }
       // Someone else set it meanwhile; we may still fit (alloc lines 23-27). `seen` is fresh.
     }
     const std::uint32_t chunk = chunk_of(seen);
@@ -884,11 +891,19 @@ class Scatter {
       const std::uint32_t k = detail::popcount(peers);
       detail::device_atomic<std::uint64_t> state(states_[page]);
       std::uint64_t seen = state.load(detail::memory_order_relaxed);
-      // Free page: open it (alloc lines 16-19; acquire: the previous users' frees happen before).
-      if (seen == 0 && state.compare_exchange_strong(seen, pack(cls, lock_count), detail::memory_order_acquire,
-                                                     detail::memory_order_relaxed)) {
-        const std::uint32_t granted = k < fresh.spots ? k : fresh.spots;
-        open_page(page, fresh, granted);
+      // A page of a size we accept that another warp is opening (LOCK; hierarchical layouts
+      // only): re-read it a bounded number of times instead of walking on. Walking on displaced
+      // this group into the next page's warps, and those into the next (a cascade through the
+      // packed pages of the class). Bounded, so nothing waits on a lane that may not run.
+      for (std::uint32_t wait = 0; wait < open_wait_reads && count_of(seen) >= lock_count &&
+                                   chunk_of(seen) <= pagesize && accepts(chunk_of(seen), size);
+           ++wait) {
+        detail::pause_briefly();
+        seen = state.load(detail::memory_order_relaxed);
+      }
+      const std::uint32_t granted = k < fresh.spots ? k : fresh.spots;
+      // Free page: open it (alloc lines 16-19).
+      if (seen == 0 && open_page(page, cls, fresh, granted, seen)) {
         chunk = cls;
         grant = granted;
       } else {
@@ -949,22 +964,42 @@ class Scatter {
     return take_spot(page, chunk, layout, count_of(old));
   }
 
-  /// We hold the lock count of a page we just gave a chunk size of this `layout`: reset its
-  /// bitfields, then turn the lock into `granted` reservations (1..chunks; release: others reserve
-  /// only after the reset). The caller then takes spots 0..granted-1.
-  DEVALLOC_DEVICE void open_page(std::uint32_t page, const page_layout& layout, std::uint32_t granted) const noexcept
+  /// Opens free page `page` (seen == 0) with chunk size `cls` of this `layout`, keeping `granted`
+  /// reservations (1..chunks; the caller then takes spots from index 0). Returns false, with
+  /// `seen` updated, if the page was taken meanwhile. acquire: the previous users' frees happen
+  /// before our use.
+  ///   Flat layouts: one CAS 0 -> (cls, granted). The page bitfield is zero whenever the state is
+  ///   0 (invariant C4: frees clear their bits before giving back, a multi-page free zeroes its
+  ///   page count before releasing the pages), so there is nothing to set up and no LOCK phase
+  ///   in which other warps would be turned away.
+  ///   Hierarchical layouts: the in-page segment words lie in what other layouts (and multi-page
+  ///   chunks) use as data, so they are zeroed under LOCK: CAS 0 -> (cls, LOCK), zero, then turn
+  ///   the lock into `granted` reservations (acq_rel: others reserve only after the zeroing).
+  DEVALLOC_DEVICE bool open_page(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
+                                 std::uint32_t granted, std::uint64_t& seen) const noexcept
   {
-    detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(0u, detail::memory_order_relaxed);
-    if (layout.hierarchical) {
-      char* base = page_data(page);
-      for (std::uint32_t s = 0; s < layout.segments(); ++s) {
-        detail::device_atomic<std::uint32_t>(segment_word(base, s)).store(0u, detail::memory_order_relaxed);
+    detail::device_atomic<std::uint64_t> state(states_[page]);
+    if (!layout.hierarchical) {
+      if (!state.compare_exchange_strong(seen, pack(cls, granted), detail::memory_order_acquire,
+                                         detail::memory_order_relaxed)) {
+        return false;
       }
+      if (granted >= layout.spots) { region_add(page, 1u); }
+      return true;
     }
-    const std::uint64_t before =
-      detail::device_atomic<std::uint64_t>(states_[page]).fetch_sub(lock_count - granted, detail::memory_order_acq_rel);
+    if (!state.compare_exchange_strong(seen, pack(cls, lock_count), detail::memory_order_acquire,
+                                       detail::memory_order_relaxed)) {
+      return false;
+    }
+    detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(0u, detail::memory_order_relaxed);
+    char* base = page_data(page);
+    for (std::uint32_t s = 0; s < layout.segments(); ++s) {
+      detail::device_atomic<std::uint32_t>(segment_word(base, s)).store(0u, detail::memory_order_relaxed);
+    }
+    const std::uint64_t before = state.fetch_sub(lock_count - granted, detail::memory_order_acq_rel);
     // Transient reservations made meanwhile may leave the page full already.
     if (count_of(before) - (lock_count - granted) >= layout.spots) { region_add(page, 1u); }
+    return true;
   }
 
   /// With a reservation held, win one bit (tryUsePage lines 7-19; hierarchical: thesis §4.3.5).
@@ -1183,6 +1218,8 @@ class Scatter {
     const std::uint32_t need = detail::atomic_load_relaxed(bitmasks_[first]);
     if (need == 0 || need > pages_ - first) { return; }  // not the first page of a multi-page chunk
     add_run_to_regions(first, need, false);
+    // A free page's bitfield is zero (open_page relies on it); the release below publishes it.
+    detail::device_atomic<std::uint32_t>(bitmasks_[first]).store(0u, detail::memory_order_relaxed);
     for (std::uint32_t k = 0; k < need; ++k) {
       // release: our writes to the pages happen before their next user's acquire.
       detail::device_atomic<std::uint64_t>(states_[first + k]).fetch_sub(large_state, detail::memory_order_release);

@@ -155,6 +155,19 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void sync_lanes(std::uint32_t mask) noexcep
 #endif
 }
 
+/// A short pause between re-reads of a word another worker is about to change (bounded waits
+/// only; CUDA: __nanosleep, sm_70+; CPU: yield, so that a descheduled worker can finish).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_briefly() noexcept
+{
+#if DEVALLOC_BACKEND_CUDA
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  __nanosleep(32);
+#endif
+#else
+  std::this_thread::yield();
+#endif
+}
+
 /// Lanes of `mask` whose `value` equals the caller's (CUDA: __match_any_sync, sm_70+).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t match_any(std::uint32_t mask, unsigned long long value) noexcept
 {
