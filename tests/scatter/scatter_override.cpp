@@ -34,8 +34,8 @@ TEST(ScatterOverride, CompileDefinitionsChangeTheDefaults)
   const auto c = allocator.handle().creation();
   EXPECT_EQ(c.pages_per_block(), 64u);
   EXPECT_EQ(c.region_pages(), 8u);
-  const auto r = live_allocations(allocator, 256, 4, mixed_size{600}, all_workers{});
-  EXPECT_EQ(r.nulls + r.overlaps + r.bad_words + r.misaligned, 0u);
+  const auto r = live_allocations(allocator, 256, 4, mixed_size{600}, all_workers{}, opts());
+  EXPECT_EQ(r.returned_null + r.overlaps + r.pattern_errors + r.misaligned, 0u);
   EXPECT_EQ(c.check_invariants_host(), "");
 }
 
