@@ -68,9 +68,7 @@
 #include "../error.hpp"
 
 /// Bytes per page (§5.2). A multiple of 256 in 256..2^30.
-#ifndef DEVALLOC_SCATTER_PAGESIZE
-#define DEVALLOC_SCATTER_PAGESIZE 4096
-#endif
+#include "../detail/scatter_pagesize.hpp"
 /// Bytes per super block / access block (§5.1). Clamped to the heap; need not divide it.
 #ifndef DEVALLOC_SCATTER_ACCESSBLOCKSIZE
 #define DEVALLOC_SCATTER_ACCESSBLOCKSIZE (2ull << 30)
@@ -635,6 +633,9 @@ class Scatter {
     return static_cast<std::size_t>(detail::group_sum(group, static_cast<unsigned long long>(mine), below));
   }
 
+  /// Rounds over a hierarchical page's segments before a reservation holder gives up (take_spot).
+  static constexpr std::uint32_t max_scan_rounds = 32;
+
   /// Marks a page that belongs to a multi-page chunk (stored as the chunk size).
   static constexpr std::uint32_t large_chunk = 0xFFFFFFFFu;
   /// Fill count of a page being opened or belonging to a multi-page chunk: larger than any chunk
@@ -915,13 +916,13 @@ class Scatter {
             // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
             const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
             account_increment(page, old, c, spots, k);
-            std::uint32_t granted = 0;
+            std::uint32_t got = 0;
             if (chunk_of(old) == c && count_of(old) < spots) {
-              granted = spots - count_of(old) < k ? spots - count_of(old) : k;
+              got = spots - count_of(old) < k ? spots - count_of(old) : k;
               chunk = c;
-              grant = count_of(old) << 8 | granted;
+              grant = count_of(old) << 8 | got;
             }
-            if (granted < k) { give_back(page, c, spots, k - granted); }
+            if (got < k) { give_back(page, c, spots, k - got); }
           }
         }
       }
@@ -1014,11 +1015,16 @@ class Scatter {
       if (got.spot < layout.spots) { return base + static_cast<std::size_t>(got.spot) * chunk; }
     } else {
       // Start at the segment our reservation index points to (concurrent reservers spread over
-      // segments), skip segments marked full on the first round, try every segment on the second
-      // round (a mark may be momentarily stale).
+      // segments), skip segments marked full on the first round, try every segment on later rounds
+      // (a mark may be momentarily stale). A held reservation guarantees a clear bit at every
+      // moment, but a sequential scan can still miss it (a bit freed behind us while the last one
+      // ahead is taken), so the scan goes round again: each missed round means other workers
+      // claimed and freed bits meanwhile (lock-free). The bound is only reachable when a misuse
+      // (double free) broke the invariants.
       const std::uint32_t segments = layout.segments();
       std::uint32_t s = (index / 32u) % segments;
-      for (std::uint32_t attempt = 0; attempt < 2u * segments; ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
+      for (std::uint32_t attempt = 0; attempt < max_scan_rounds * segments;
+           ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
         if (attempt < segments &&
             ((detail::atomic_load_relaxed(bitmasks_[page]) >> s) & 1u) != 0) {
           continue;
@@ -1031,8 +1037,8 @@ class Scatter {
         return base + (static_cast<std::size_t>(s) * 32u + got.spot) * chunk;
       }
     }
-    // Unreachable while the invariants hold (a reservation guarantees a clear bit); if a misuse
-    // (double free) broke them, give the reservation back instead of spinning.
+    // Reached only if a misuse (double free) broke the invariants: give the reservation back
+    // instead of spinning.
     give_back(page, chunk, layout.spots);
     return nullptr;
   }

@@ -45,9 +45,7 @@
 #include "../detail/policy_checks.hpp"
 #include "../detail/warp.hpp"
 
-#ifndef DEVALLOC_SCATTER_PAGESIZE
-#define DEVALLOC_SCATTER_PAGESIZE 4096
-#endif
+#include "../detail/scatter_pagesize.hpp"
 
 namespace devalloc {
 
