@@ -44,7 +44,8 @@ constexpr T max_of(T a, T b) { return a < b ? b : a; }
 }  // namespace detail
 
 /// Device-side view of an Allocator. Trivially copyable; pass it to kernels by value. Valid while
-/// the Allocator that made it is alive and not moved from.
+/// the heap it refers to is alive: moving the Allocator moves the heap with it (the handle stays
+/// valid for the new owner); destroying the owner invalidates it.
 template <class Creation, class Distribution, class OOM, class ReservePool, class Alignment>
 class AllocatorHandle {
  public:
@@ -171,7 +172,8 @@ class Allocator {
     }
   }
 
-  /// Tears the heap down (thesis: finalizeHeap) and returns the pool. No kernel may still use it.
+  /// Returns the pool (thesis: finalizeHeap; the structures go with the pool, so nothing is reset
+  /// first — UserPool memory is left as it is). No kernel may still use it.
   ~Allocator() { destroy(); }
 
   Allocator(const Allocator&) = delete;
@@ -281,10 +283,9 @@ class Allocator {
   {
     if (stats_ == nullptr) { return; }
     try {
-      detail::backend::synchronize();
-      creation_.finalize_heap();
+      detail::backend::synchronize();  // no kernel may still use the pool once it is returned
     } catch (...) {
-      // A sticky CUDA error (e.g. after a Trap) leaves nothing to finalize; release regardless.
+      // A sticky CUDA error (e.g. after a Trap): release regardless.
     }
     creation_.release();
     reserve_pool_.release(pool_);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -24,9 +25,15 @@ class buffer {
   /// `count` zero-filled elements. Throws devalloc::error if the memory cannot be had.
   explicit buffer(std::size_t count) : count_(count)
   {
+    if (count_ > ~std::size_t{0} / sizeof(T)) { detail::throw_error("buffer: " + std::to_string(count) + " elements overflow size_t"); }
     if (count_ != 0) {
       data_ = static_cast<T*>(detail::backend::allocate(count_ * sizeof(T)));
-      detail::backend::fill(data_, 0, count_ * sizeof(T));
+      try {
+        detail::backend::fill(data_, 0, count_ * sizeof(T));
+      } catch (...) {
+        detail::backend::deallocate(data_);
+        throw;
+      }
     }
   }
 
@@ -60,6 +67,7 @@ class buffer {
   /// Host copy of element `i`.
   [[nodiscard]] T get(std::size_t i) const
   {
+    if (i >= count_) { detail::throw_error("buffer::get: index " + std::to_string(i) + " out of range"); }
     T value;
     detail::backend::copy_to_host(&value, data_ + i, sizeof(T));
     return value;

@@ -67,12 +67,17 @@ struct global_handle_storage {
   }                                                                                                       \
   inline void initHeap(std::size_t bytes)                                                                 \
   {                                                                                                       \
-    owner().reset();                                                                                      \
-    owner().emplace(bytes);                                                                               \
-    const handle_type handle = owner()->handle();                                                         \
+    allocator_type fresh(bytes); /* throws before anything changes */                                     \
+    const handle_type handle = fresh.handle();                                                            \
     DEVALLOC_DETAIL_PUBLISH_HANDLE(handle);                                                               \
+    owner() = std::move(fresh);                                                                           \
   }                                                                                                       \
-  inline void finalizeHeap() { owner().reset(); }                                                         \
+  inline void finalizeHeap()                                                                              \
+  {                                                                                                       \
+    const handle_type empty{}; /* a published empty handle fails loudly instead of using freed memory */  \
+    DEVALLOC_DETAIL_PUBLISH_HANDLE(empty);                                                                \
+    owner().reset();                                                                                      \
+  }                                                                                                       \
   DEVALLOC_DEVICE inline const handle_type& device_handle()                                               \
   {                                                                                                       \
     return *reinterpret_cast<const handle_type*>(global_handle.bytes);                                    \
@@ -80,9 +85,17 @@ struct global_handle_storage {
   DEVALLOC_DEVICE inline void* malloc(std::size_t bytes) { return device_handle().alloc(bytes); }         \
   DEVALLOC_DEVICE inline void free(void* p) { device_handle().dealloc(p); }                               \
   DEVALLOC_HOST_DEVICE constexpr bool providesAvailableSlots() { return allocator_type::providesAvailableSlots; } \
-  inline std::size_t getAvailableSlots(std::size_t bytes) { return allocator().getAvailableSlots(bytes); } \
+  /* templates: compiled only when called, so allocators without getAvailableSlots still work */      \
+  template <class A = allocator_type>                                                                     \
+  inline std::size_t getAvailableSlots(std::size_t bytes)                                                 \
+  {                                                                                                       \
+    static_assert(A::providesAvailableSlots, "the global allocator does not provide getAvailableSlots");  \
+    return allocator().getAvailableSlots(bytes);                                                          \
+  }                                                                                                       \
+  template <class A = allocator_type>                                                                     \
   DEVALLOC_DEVICE inline std::size_t getAvailableSlotsOnDevice(std::size_t bytes)                         \
   {                                                                                                       \
+    static_assert(A::providesAvailableSlots, "the global allocator does not provide getAvailableSlots");  \
     return device_handle().getAvailableSlots(bytes);                                                      \
   }                                                                                                       \
   }  // namespace devalloc::global

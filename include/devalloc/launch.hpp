@@ -72,6 +72,10 @@ void launch(std::size_t workers, F f, launch_options options = {})
   std::mutex error_mutex;
   std::vector<std::thread> pool;
   pool.reserve(threads);
+  const auto join_all = [&pool] {
+    for (auto& thread : pool) { thread.join(); }
+  };
+  try {
   for (std::size_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       detail::cpu_sm_id = 1u + static_cast<std::uint32_t>(t % detail::cpu_sm_count);
@@ -83,7 +87,11 @@ void launch(std::size_t workers, F f, launch_options options = {})
       }
     });
   }
-  for (auto& thread : pool) { thread.join(); }
+  } catch (...) {  // a thread could not be started: join the ones that were, then report
+    join_all();
+    throw;
+  }
+  join_all();
   if (first_error) { std::rethrow_exception(first_error); }
 #endif
 }

@@ -85,7 +85,8 @@ TYPED_TEST(Conformance, ManyLaunchesReuseOneHeap)
     if constexpr (!TestFixture::traits.reuses_freed_memory) { allocator.reset(); }
     if (::testing::Test::HasFailure()) { FAIL() << "stopped at launch " << launch_index; }
   }
-  EXPECT_GT(requested * 512, scale::heap_bytes) << "the test must request more than the heap in total";
+  static_assert(40 * scale::workers * 4 * 512 > scale::heap_bytes, "the test must request more than the heap in total");
+  EXPECT_EQ(requested, 40 * scale::workers * 4);
 }
 
 TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount)

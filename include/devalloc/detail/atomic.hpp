@@ -29,10 +29,4 @@ DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE T atomic_load_relaxed(T& word) noexcep
   return device_atomic<T>(word).load(memory_order_relaxed);
 }
 
-/// Device-scope sequentially consistent fence (orders a worker's heap updates for all workers).
-DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE void fence_device() noexcept
-{
-  cuda::atomic_thread_fence(memory_order_seq_cst, cuda::thread_scope_device);
-}
-
 }  // namespace devalloc::detail

@@ -15,6 +15,7 @@
 #if DEVALLOC_BACKEND_CUDA
 #include <cuda_runtime_api.h>
 #else
+#include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
 #endif
@@ -47,6 +48,17 @@ inline std::size_t free_memory()
   DEVALLOC_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
   return free_bytes;
 #else
+  // MemAvailable counts reclaimable page cache too (unlike _SC_AVPHYS_PAGES).
+  if (std::FILE* meminfo = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, meminfo) != nullptr) {
+      found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    }
+    std::fclose(meminfo);
+    if (found) { return static_cast<std::size_t>(kib) * 1024u; }
+  }
   const long pages = sysconf(_SC_AVPHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
   return pages > 0 && page_size > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size)
