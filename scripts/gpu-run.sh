@@ -67,6 +67,7 @@ if [ -n "$bench_args" ] && [ -x bench/devalloc-bench ]; then
   # shellcheck disable=SC2086
   DEVALLOC_BENCH_BUILD=build-gpu bench/devalloc-bench $bench_args --out "$OUT/bench" 2>&1 | tee "$OUT/bench.log" | tail -80 >>"$log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  python3 tools/check-results "$OUT/bench/results.json" | tail -3 | tee -a "$log" || status=1
   if python3 -c 'import matplotlib' 2>/dev/null; then
     python3 tools/plot "$OUT/bench/results.json" --out "$OUT/bench/figures" >>"$log" 2>&1 || echo "plotting failed" | tee -a "$log"
   fi
