@@ -278,10 +278,25 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
     std::vector<std::string> rows;
     std::map<std::string, std::map<std::string, std::string>> cells;
     std::map<std::string, std::vector<std::string>> row_values;
+    // Row order: text keys in order of first appearance, numeric keys by value, so that rows
+    // some allocators lack (skipped cells) still sort into place.
+    std::map<std::string, std::vector<double>> row_order;
+    std::map<std::string, std::map<std::string, double>> first_seen;
     for (const Record* r : recs) {
+      bool any_key = false;
+      for (const auto& k : keys) { any_key = any_key || !r->str(k).empty(); }
+      if (!any_key) { continue; }  // a record that marks the rest of a series as skipped
       std::string row;
       std::vector<std::string> vals;
+      std::vector<double> order;
       for (const auto& k : keys) {
+        if (r->get(k) != nullptr && r->get(k)->is_number()) {
+          order.push_back(r->num(k));
+        } else {
+          auto& seen = first_seen[k];
+          seen.emplace(r->str(k), static_cast<double>(seen.size()));
+          order.push_back(seen[r->str(k)]);
+        }
         std::string v = r->str(k);
         if ((k == "heap" || k == "size") && r->get(k) != nullptr && r->get(k)->is_number() && r->num(k) >= 1024 &&
             std::fmod(r->num(k), 1024) == 0) {
@@ -293,6 +308,7 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
       if (cells.find(row) == cells.end()) {
         rows.push_back(row);
         row_values[row] = vals;
+        row_order[row] = order;
       }
       std::string text;
       const std::string status = r->str("status");
@@ -324,6 +340,8 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
       }
       cells[row][r->str("allocator")] = text;
     }
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](const std::string& a, const std::string& b) { return row_order[a] < row_order[b]; });
     std::vector<std::string> cols;
     for (const auto& a : allocators) {
       for (const auto& row : rows) {
