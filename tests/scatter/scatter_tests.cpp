@@ -467,6 +467,32 @@ TEST(ScatterFailureClasses, MultiPageConditionHasNoOffByOne)
   expect_multi_page_boundaries<scatter_allocator<Page1KConfig>>();
 }
 
+/// Multi-page size of allocation k of worker i: 1..3 pages, half of them a little over a page
+/// boundary, so that concurrent requests race for overlapping runs of free pages.
+struct multi_page_size {
+  std::size_t pagesize;
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
+  {
+    return pagesize * (1 + mix(i, k) % 3) + (i % 2 == 0 ? 16 : 0);
+  }
+};
+
+TEST(ScatterFailureClasses, ConcurrentMultiPageRequestsRollBackCleanly)
+{
+  // Many workers reserving runs of consecutive pages at once (paper §6.3): a worker that loses a
+  // page of its run must roll back the pages it already took. Some requests may fail once the heap
+  // is full, but none may overlap, and after the frees every page must be free again.
+  Default allocator(scale::heap);
+  const std::size_t pagesize = pagesize_of<Default>();
+  const std::size_t workers = scale::heap / (4 * pagesize);  // asks for about the whole heap
+  const auto r = live_allocations(allocator, workers, 2, multi_page_size{pagesize}, all_workers{}, opts());
+  EXPECT_EQ(r.overlaps, 0u);
+  EXPECT_EQ(r.pattern_errors, 0u);
+  EXPECT_EQ(r.misaligned, 0u);
+  EXPECT_LT(r.returned_null, r.requested) << "no multi-page request succeeded";
+  expect_empty(allocator, "after concurrent multi-page requests");
+}
+
 TEST(ScatterFailureClasses, RequestsUpToTheWholeHeap)
 {
   Default allocator(scale::heap);
