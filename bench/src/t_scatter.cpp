@@ -390,33 +390,55 @@ void test_scatter_ops(Context& ctx)
   });
 }
 
+namespace {
+
+/// ScatterAlloc §7-8's workload for scatter-access and fragmentation: sizes 512 +- spread/2,
+/// p_alloc = p_free = 0.6, 4 slots per thread.
+std::vector<std::size_t> paper_spreads(const Context& ctx)
+{
+  return ctx.quick() ? std::vector<std::size_t>{0, 448, 896} : std::vector<std::size_t>{0, 128, 256, 384, 512, 640, 768, 896};
+}
+
+OpsConfig spread_workload(const Context& ctx, std::size_t threads, std::size_t spread, std::size_t quick_measured)
+{
+  OpsConfig cfg;
+  cfg.threads = threads;
+  cfg.sizes = SizeDist{512 - spread / 2, 512 + spread / 2};
+  cfg.p_alloc = cfg.p_free = 0.6;
+  cfg.K = 4;
+  cfg.max_warmup = ctx.quick() ? 10 : 30;
+  cfg.measured = ctx.quick() ? quick_measured : 10;
+  return cfg;
+}
+
+CellSpec spread_cell(std::size_t threads, std::size_t spread, const OpsConfig& cfg)
+{
+  CellSpec spec;
+  spec.params.set("threads", threads).set("size", 512).set("size_spread", spread);
+  spec.params.set("size_min", cfg.sizes.lo).set("size_max", cfg.sizes.hi).set("p_alloc", 0.6).set("p_free", 0.6);
+  spec.threads = static_cast<double>(threads);
+  spec.size = 512;
+  spec.ops_per_thread = 1.2;
+  spec.kernels = 8;
+  return spec;
+}
+
+}  // namespace
+
 void test_scatter_access(Context& ctx)
 {
   std::vector<std::size_t> thread_list = {1024, 4096};
   if (!ctx.quick()) { thread_list.push_back(ctx.scale.full_threads); }
   thread_list = cap_threads(ctx, thread_list);
-  const std::vector<std::size_t> spreads =
-    ctx.quick() ? std::vector<std::size_t>{0, 448, 896} : std::vector<std::size_t>{0, 128, 256, 384, 512, 640, 768, 896};
+  const std::vector<std::size_t> spreads = paper_spreads(ctx);
   for_each_allocator(ctx, [&](auto entry) {
     using E = decltype(entry);
     for (const std::size_t threads : thread_list) {
       for (const std::size_t spread : spreads) {
-        OpsConfig cfg;
-        cfg.threads = threads;
-        cfg.sizes = SizeDist{512 - spread / 2, 512 + spread / 2};
-        cfg.p_alloc = cfg.p_free = 0.6;
-        cfg.K = 4;
+        OpsConfig cfg = spread_workload(ctx, threads, spread, 4);
         cfg.access = true;
-        cfg.max_warmup = ctx.quick() ? 10 : 30;
-        cfg.measured = ctx.quick() ? 4 : 10;
-        CellSpec spec;
-        spec.params.set("threads", threads).set("size", 512).set("size_spread", spread);
-        spec.params.set("size_min", cfg.sizes.lo).set("size_max", cfg.sizes.hi).set("p_alloc", 0.6).set("p_free", 0.6);
+        CellSpec spec = spread_cell(threads, spread, cfg);
         spec.heap_bytes = ops_heap<E>(ctx, cfg);
-        spec.threads = static_cast<double>(threads);
-        spec.size = 512;
-        spec.ops_per_thread = 1.2;
-        spec.kernels = 8;
         spec.series = "spread=" + std::to_string(spread);
         spec.work = static_cast<double>(threads);
         run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
@@ -485,8 +507,7 @@ void put_external(Context& ctx, Lease<E>& lease, double usable, double region_by
 void test_fragmentation(Context& ctx)
 {
   std::vector<std::size_t> thread_list = cap_threads(ctx, {1024, 4096});
-  const std::vector<std::size_t> spreads =
-    ctx.quick() ? std::vector<std::size_t>{0, 448, 896} : std::vector<std::size_t>{0, 128, 256, 384, 512, 640, 768, 896};
+  const std::vector<std::size_t> spreads = paper_spreads(ctx);
   // ScatterAlloc §8 gives every allocator 16 MB; the CPU backend keeps that.
   const std::size_t heap = std::size_t{16} << 20;
   for_each_allocator(ctx, [&](auto entry) {
@@ -494,23 +515,11 @@ void test_fragmentation(Context& ctx)
     using A = typename E::allocator;
     for (const std::size_t threads : thread_list) {
       for (const std::size_t spread : spreads) {
-        OpsConfig cfg;
-        cfg.threads = threads;
-        cfg.sizes = SizeDist{512 - spread / 2, 512 + spread / 2};
-        cfg.p_alloc = cfg.p_free = 0.6;
-        cfg.K = 4;
+        OpsConfig cfg = spread_workload(ctx, threads, spread, 3);
         cfg.layout = true;
-        cfg.max_warmup = ctx.quick() ? 10 : 30;
-        cfg.measured = ctx.quick() ? 3 : 10;
-        CellSpec spec;
-        spec.params.set("threads", threads).set("size", 512).set("size_spread", spread);
-        spec.params.set("size_min", cfg.sizes.lo).set("size_max", cfg.sizes.hi).set("p_alloc", 0.6).set("p_free", 0.6);
+        CellSpec spec = spread_cell(threads, spread, cfg);
         spec.heap_bytes = heap;
         spec.strict_heap = true;
-        spec.threads = static_cast<double>(threads);
-        spec.size = 512;
-        spec.ops_per_thread = 1.2;
-        spec.kernels = 8;
         run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
           double usable = 0;
           put_overhead(ctx, lease, std::min<std::size_t>(threads, 1024), SizeDist{512, 512}, out.rec, usable);
