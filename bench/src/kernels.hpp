@@ -312,4 +312,33 @@ void run_prob_sequence(Context& ctx, Lease<E>& lease, CellOut& out, std::size_t 
   out.rec.set("failures", c.failures).set("verify_errors", c.verify_errors);
 }
 
+/// One alloc, stamp, verify (contents and alignment) and free per worker; with `every` > 1 only
+/// every `every`-th worker allocates (Vinkler & Havran AD, one thread per warp). Also the cost
+/// model's calibration kernel (every = 1).
+template <class H>
+struct AdKernel {
+  H heap;
+  Deadline dl;
+  std::size_t bytes;
+  u32 every;
+  Counters* ctr;
+  DEVALLOC_DEVICE void operator()(std::size_t i) const
+  {
+    if (i % every != 0) { return; }
+    if (dl.passed()) {
+      dl.skip();
+      return;
+    }
+    void* p = heap.alloc(bytes);
+    if (p == nullptr) {
+      count_add(ctr->failures);
+      return;
+    }
+    const u32 tag = make_tag(i, bytes);
+    stamp(p, bytes, tag);
+    if (misaligned<H::alignment>(p) || !stamp_ok(p, bytes, tag)) { count_add(ctr->verify_errors); }
+    heap.dealloc(p);
+  }
+};
+
 }  // namespace devalloc_bench

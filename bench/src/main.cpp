@@ -68,28 +68,6 @@ const TestInfo* find_test(const std::string& name)
 
 // ---------------------------------------------------------------------------------------------
 
-template <class H>
-struct CalibrationKernel {
-  H heap;
-  Deadline dl;
-  std::size_t bytes;
-  Counters* ctr;
-  DEVALLOC_DEVICE void operator()(std::size_t i) const
-  {
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
-    void* p = heap.alloc(bytes);
-    if (p == nullptr) {
-      count_add(ctr->failures);
-      return;
-    }
-    stamp(p, bytes, make_tag(i, bytes));
-    if (!stamp_ok(p, bytes, make_tag(i, bytes))) { count_add(ctr->verify_errors); }
-    heap.dealloc(p);
-  }
-};
 
 void calibrate_cost_model(Context& ctx)
 {
@@ -101,10 +79,10 @@ void calibrate_cost_model(Context& ctx)
       Lease<E> lease(ctx, ctx.main_heap);
       Array<Counters> ctr(1);
       ctx.progress("calibrating the cost model of " + std::string(E::name) + " (small thread counts)");
-      launch_timed(ctx, 256, CalibrationKernel<H>{lease.handle(), ctx.deadline(1.0), 16, ctr.data()});
+      launch_timed(ctx, 256, AdKernel<H>{lease.handle(), ctx.deadline(1.0), 16, 1, ctr.data()});
       for (const std::size_t size : {std::size_t{16}, std::size_t{256}, std::size_t{4096}}) {
         for (std::size_t threads = 256; threads <= ctx.scale.full_threads; threads *= 4) {
-          const Timing t = launch_timed(ctx, threads, CalibrationKernel<H>{lease.handle(), ctx.deadline(1.0), size, ctr.data()});
+          const Timing t = launch_timed(ctx, threads, AdKernel<H>{lease.handle(), ctx.deadline(1.0), size, 1, ctr.data()});
           double seconds = t.ms * 1e-3;
           if (t.expired) {
             // Workers skipped past the deadline: the full kernel would have taken longer still.

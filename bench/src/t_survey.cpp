@@ -138,22 +138,25 @@ void test_survey(Context& ctx)
   const SizeClass small{"mixed-small", 4, 64}, large{"mixed-large", 512, 8192};
   for_each_allocator(ctx, [&](auto entry) {
     using E = decltype(entry);
+    // One allocation per thread of sizes from `sc`, `threads` threads: the cell of (a) and (b).
+    const auto one_alloc_cell = [&](const char* variant, const SizeClass& sc, std::size_t threads) {
+      CellSpec spec;
+      spec.params.set("variant", variant).set("size_class", sc.name).set("threads", threads);
+      if (std::string(variant) == "count") { spec.params.set("allocations", threads); }
+      spec.params.set("size", static_cast<double>(sc.lo + sc.hi) / 2).set("size_min", sc.lo).set("size_max", sc.hi);
+      spec.heap_bytes = one_alloc_heap(ctx, threads, sc.hi);
+      spec.threads = static_cast<double>(threads);
+      spec.size = static_cast<double>(sc.hi);
+      spec.kernels = 2.0 * (ctx.scale.reps + ctx.scale.warmups);
+      spec.series = std::string(variant) + "/" + sc.name;
+      spec.work = static_cast<double>(threads);
+      run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
+        one_alloc_per_thread(ctx, lease, out, threads, SizeDist{sc.lo, sc.hi, ctx.opt.seed});
+      });
+    };
     // (a) 10K and 100K allocations, one per thread.
     for (const SizeClass& sc : {small, large}) {
-      for (const std::size_t count : {std::size_t{10000}, std::size_t{100000}}) {
-        CellSpec spec;
-        spec.params.set("variant", "count").set("size_class", sc.name).set("threads", count).set("allocations", count);
-        spec.params.set("size", static_cast<double>(sc.lo + sc.hi) / 2).set("size_min", sc.lo).set("size_max", sc.hi);
-        spec.heap_bytes = one_alloc_heap(ctx, count, sc.hi);
-        spec.threads = static_cast<double>(count);
-        spec.size = static_cast<double>(sc.hi);
-        spec.kernels = 2.0 * (ctx.scale.reps + ctx.scale.warmups);
-        spec.series = std::string("count/") + sc.name;
-        spec.work = static_cast<double>(count);
-        run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
-          one_alloc_per_thread(ctx, lease, out, count, SizeDist{sc.lo, sc.hi, ctx.opt.seed});
-        });
-      }
+      for (const std::size_t count : {std::size_t{10000}, std::size_t{100000}}) { one_alloc_cell("count", sc, count); }
     }
     // (b) scaling over 2^1 ... 2^20 threads.
     std::vector<std::size_t> threads_list =
@@ -162,20 +165,7 @@ void test_survey(Context& ctx)
     std::vector<SizeClass> classes = {small};
     if (!ctx.quick()) { classes.push_back(large); }
     for (const SizeClass& sc : classes) {
-      for (const std::size_t threads : threads_list) {
-        CellSpec spec;
-        spec.params.set("variant", "scaling").set("size_class", sc.name).set("threads", threads);
-        spec.params.set("size", static_cast<double>(sc.lo + sc.hi) / 2).set("size_min", sc.lo).set("size_max", sc.hi);
-        spec.heap_bytes = one_alloc_heap(ctx, threads, sc.hi);
-        spec.threads = static_cast<double>(threads);
-        spec.size = static_cast<double>(sc.hi);
-        spec.kernels = 2.0 * (ctx.scale.reps + ctx.scale.warmups);
-        spec.series = std::string("scaling/") + sc.name;
-        spec.work = static_cast<double>(threads);
-        run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
-          one_alloc_per_thread(ctx, lease, out, threads, SizeDist{sc.lo, sc.hi, ctx.opt.seed});
-        });
-      }
+      for (const std::size_t threads : threads_list) { one_alloc_cell("scaling", sc, threads); }
     }
     // (c) allocation until out of memory: utilization of a small heap.
     struct FillCase {

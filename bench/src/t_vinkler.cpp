@@ -25,32 +25,6 @@
 namespace devalloc_bench {
 
 template <class H>
-struct AdKernel {
-  H heap;
-  Deadline dl;
-  std::size_t bytes;
-  u32 every;
-  Counters* ctr;
-  DEVALLOC_DEVICE void operator()(std::size_t i) const
-  {
-    if (i % every != 0) { return; }
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
-    void* p = heap.alloc(bytes);
-    if (p == nullptr) {
-      count_add(ctr->failures);
-      return;
-    }
-    const u32 tag = make_tag(i, bytes);
-    stamp(p, bytes, tag);
-    if (misaligned<H::alignment>(p) || !stamp_ok(p, bytes, tag)) { count_add(ctr->verify_errors); }
-    heap.dealloc(p);
-  }
-};
-
-template <class H>
 struct AcdKernel {
   H heap;
   Deadline dl;
