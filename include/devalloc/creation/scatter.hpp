@@ -63,6 +63,7 @@
 #include "../detail/hash.hpp"
 #include "../detail/platform.hpp"
 #include "../detail/pool.hpp"
+#include "../detail/probe.hpp"
 #include "../detail/traits.hpp"
 #include "../detail/warp.hpp"
 #include "../error.hpp"
@@ -762,6 +763,7 @@ class Scatter {
 
   DEVALLOC_DEVICE void* alloc_chunk(std::uint32_t size) const noexcept
   {
+    DEVALLOC_PROBE(alloc_chunk);
     // The chunk size a page opened for this request gets; same chunk count per page as `size`.
     const std::uint32_t cls = class_of(size);
     const page_layout fresh = layout_of(cls);
@@ -798,6 +800,7 @@ class Scatter {
     // Pass 1: every page of every region that is not completely full, with CAS reservations that
     // never over-count, so that a heap with a free slot anywhere does not report out of memory.
     for (std::uint32_t pass = 0; pass < 2; ++pass) {
+      if (pass == 1) { DEVALLOC_PROBE(pass1); }
       std::uint32_t block = first_block;
       for (std::uint32_t tried = 0; tried < blocks_; ++tried) {
         if (void* p = search_block(block, size, fresh, cls, hash, pass != 0)) { return p; }
@@ -840,11 +843,12 @@ class Scatter {
         for (std::uint32_t k = 0; k < span; ++k) {
           if (void* p = try_page(page + k, size, fresh, cls, exhaustive)) { return p; }
         }
-      } else if (!exhaustive && block_over(block)) {
+      } else {
+        DEVALLOC_PROBE(region_skip);
         // Every region of the block is over the threshold: the rest of this walk would skip them
         // all (an exact shortcut of the paper's walk; without it, thousands of workers that started
         // in a super block that filled up meanwhile each walk all of its regions).
-        return nullptr;
+        if (!exhaustive && block_over(block)) { return nullptr; }
       }
       left -= span;
       pos += span;
@@ -882,6 +886,7 @@ class Scatter {
   DEVALLOC_DEVICE void* try_page_group(std::uint32_t page, std::uint32_t size, const page_layout& fresh,
                                        std::uint32_t cls) const noexcept
   {
+    DEVALLOC_PROBE(page_try);
     const std::uint32_t peers =
       detail::match_any(detail::active_mask(), (static_cast<unsigned long long>(page) << 32) | size);
     const unsigned leader = detail::leader_lane(peers);
@@ -899,6 +904,7 @@ class Scatter {
       for (std::uint32_t wait = 0; wait < open_wait_reads && count_of(seen) >= lock_count &&
                                    chunk_of(seen) <= pagesize && accepts(chunk_of(seen), size);
            ++wait) {
+        DEVALLOC_PROBE(open_wait);
         detail::pause_briefly();
         seen = state.load(detail::memory_order_relaxed);
       }
@@ -914,6 +920,7 @@ class Scatter {
           const std::uint32_t spots = c == cls ? fresh.spots : layout_of(c).spots;
           if (count_of(seen) < spots) {
             // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
+            DEVALLOC_PROBE(reserve);
             const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
             account_increment(page, old, c, spots, k);
             std::uint32_t got = 0;
@@ -922,7 +929,10 @@ class Scatter {
               chunk = c;
               grant = count_of(old) << 8 | got;
             }
-            if (got < k) { give_back(page, c, spots, k - got); }
+            if (got < k) {
+              DEVALLOC_PROBE(reserve_short);
+              give_back(page, c, spots, k - got);
+            }
           }
         }
       }
@@ -946,9 +956,11 @@ class Scatter {
     if (!exhaustive) {
       // One fetch_add: reserves and checks the room at once. acquire: frees that made the room
       // (bit cleared, then count released) happen before our atomicOr on the bits.
+      DEVALLOC_PROBE(reserve);
       old = state.fetch_add(1u, detail::memory_order_acquire);
       account_increment(page, old, chunk, layout.spots);
       if (chunk_of(old) != chunk || count_of(old) >= layout.spots) {
+        DEVALLOC_PROBE(reserve_short);
         give_back(page, chunk, layout.spots);
         return nullptr;
       }
@@ -956,6 +968,7 @@ class Scatter {
       old = state.load(detail::memory_order_relaxed);
       for (;;) {
         if (chunk_of(old) != chunk || count_of(old) >= layout.spots) { return nullptr; }
+        DEVALLOC_PROBE(reserve);
         if (state.compare_exchange_weak(old, old + 1u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
           break;
         }
@@ -983,15 +996,19 @@ class Scatter {
     if (!layout.hierarchical) {
       if (!state.compare_exchange_strong(seen, pack(cls, granted), detail::memory_order_acquire,
                                          detail::memory_order_relaxed)) {
+        DEVALLOC_PROBE(open_lost);
         return false;
       }
+      DEVALLOC_PROBE(open_won);
       if (granted >= layout.spots) { region_add(page, 1u); }
       return true;
     }
     if (!state.compare_exchange_strong(seen, pack(cls, lock_count), detail::memory_order_acquire,
                                        detail::memory_order_relaxed)) {
+      DEVALLOC_PROBE(open_lost);
       return false;
     }
+    DEVALLOC_PROBE(open_won);
     detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(0u, detail::memory_order_relaxed);
     char* base = page_data(page);
     for (std::uint32_t s = 0; s < layout.segments(); ++s) {
@@ -1027,12 +1044,16 @@ class Scatter {
            ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
         if (attempt < segments &&
             ((detail::atomic_load_relaxed(bitmasks_[page]) >> s) & 1u) != 0) {
+          DEVALLOC_PROBE(segment_skip);
           continue;
         }
         const std::uint32_t spots = layout.segment_spots(s);
         std::uint32_t& word = segment_word(base, s);
         const detail::bit_claim got = detail::bitfield_claim(word, index % 32u, spots);
-        if (got.spot == spots) { continue; }
+        if (got.spot == spots) {
+          DEVALLOC_PROBE(segment_skip);
+          continue;
+        }
         if (got.now == detail::low_bits(spots)) { mark_segment_full(page, s, word, spots); }
         return base + (static_cast<std::size_t>(s) * 32u + got.spot) * chunk;
       }
@@ -1111,7 +1132,9 @@ class Scatter {
       if (count_of(before) == m) {
         // Fails harmlessly if someone reserved in between: they reset when they leave.
         std::uint64_t expected = pack(actual, 0u);
-        state.compare_exchange_strong(expected, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed);
+        if (state.compare_exchange_strong(expected, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
+          DEVALLOC_PROBE(page_reset);
+        }
       }
     }
   }
@@ -1122,6 +1145,7 @@ class Scatter {
   DEVALLOC_DEVICE void free_chunk(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
                                   std::uint32_t index) const noexcept
   {
+    DEVALLOC_PROBE(free_chunk);
     if (!layout.hierarchical) {
       const std::uint32_t before = detail::bitfield_release(bitmasks_[page], index);
       if (((before >> index) & 1u) == 0) { return; }  // was not allocated (double free): ignore

@@ -21,6 +21,7 @@
 
 #include "atomic.hpp"
 #include "platform.hpp"
+#include "probe.hpp"
 #include "warp.hpp"
 
 namespace devalloc::detail {
@@ -62,6 +63,7 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& wor
     const std::uint32_t bit = std::uint32_t{1} << spot;
     const std::uint32_t old = field.fetch_or(bit, memory_order_acquire);
     if ((old & bit) == 0) { return {spot, old | bit}; }
+    DEVALLOC_PROBE(claim_retry);
     spot = next_free_bit(old, spot, spots);
     if (spot == spots) { return {spots, old}; }
   }

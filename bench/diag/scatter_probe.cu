@@ -1,0 +1,292 @@
+// bench/diag/scatter_probe.cu — where the time of Scatter's probability test goes.
+//
+// The issue's probability test (2^16 threads, each allocating with p 0.75 when it holds nothing
+// and freeing with p 0.75 when it holds something, 20 launches, 16-256 B) is latency bound: every
+// thread is resident at once, so a launch lasts as long as its slowest thread. This tool runs that
+// sequence and reports, per Scatter configuration, the launch time (CUDA events), each thread's
+// alloc and free time (clock64), and — in the build with DIAG_PROBE=1 — each thread's counts of
+// the allocator's inner events (detail/probe.hpp), so the slowest threads can be explained.
+//
+//   devalloc-scatter-probe[-counts] [threads=65536] [launches=20] [reps=3] [lo=16] [hi=256]
+//
+// A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#ifndef DIAG_PROBE
+#define DIAG_PROBE 0
+#endif
+
+__device__ void diag_probe(unsigned event);
+#define DEVALLOC_PROBE(e) diag_probe(::devalloc::detail::probe::e)
+
+#include <devalloc/devalloc.hpp>
+
+namespace {
+
+using u64 = unsigned long long;
+constexpr unsigned n_events = devalloc::detail::probe::count;
+
+// Per thread x event counters of the current launch (DIAG_PROBE builds); null: not counting.
+__device__ u64* g_counts = nullptr;
+
+}  // namespace
+
+__device__ void diag_probe(unsigned event)
+{
+#if DIAG_PROBE
+  if (g_counts != nullptr) {
+    const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    ++g_counts[t * n_events + event];
+  }
+#else
+  (void)event;
+#endif
+}
+
+namespace {
+
+using devalloc::creation::ScatterConfig;
+struct Default : ScatterConfig {};
+struct Paper : ScatterConfig {  // eq. (3) hash, exact chunk sizes
+  static constexpr std::uint32_t hash_warp_term = 0;
+  static constexpr bool size_classes = false;
+};
+struct Tiles : ScatterConfig {  // per-warp tiles
+  static constexpr std::uint32_t hash_warp_term = 1;
+};
+struct NoReset : ScatterConfig {
+  static constexpr bool resetfreedpages = false;
+};
+
+template <class Config>
+using heap_of = devalloc::Allocator<devalloc::creation::Scatter<Config>, devalloc::distribution::Noop,
+                                    devalloc::oom::ReturnNull, devalloc::reserve_pool::CudaMalloc,
+                                    devalloc::alignment::Shrink<16>>;
+
+__host__ __device__ u64 mix(u64 x)
+{
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+struct Params {
+  unsigned threads = 1u << 16;
+  int launches = 20;
+  int reps = 3;
+  unsigned lo = 16, hi = 256;
+};
+
+// op: 0 nothing, 1 alloc ok, 2 alloc failed, 3 free
+template <class H>
+__global__ void prob_kernel(H heap, Params p, void** state, unsigned* size_of, long long* cycles, unsigned char* op,
+                            u64 seed, int launch, unsigned* bad)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= p.threads) { return; }
+  const u64 h = mix(seed ^ mix(static_cast<u64>(launch) ^ mix(i)));
+  const double u = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+  void* q = state[i];
+  op[i] = 0;
+  cycles[i] = 0;
+  if (q == nullptr) {
+    if (u < 0.75) {
+      const unsigned s = p.lo + static_cast<unsigned>(mix(h) % (p.hi - p.lo + 1));
+      const long long t0 = clock64();
+      void* r = heap.alloc(s);
+      const long long t1 = clock64();
+      cycles[i] = t1 - t0;
+      size_of[i] = s;
+      op[i] = r == nullptr ? 2 : 1;
+      if (r != nullptr) {
+        *static_cast<unsigned*>(r) = i;
+        state[i] = r;
+      }
+    }
+  } else if (u < 0.75) {
+    if (*static_cast<unsigned*>(q) != i) { atomicAdd(bad, 1u); }
+    const long long t0 = clock64();
+    heap.dealloc(q);
+    const long long t1 = clock64();
+    cycles[i] = t1 - t0;
+    op[i] = 3;
+    state[i] = nullptr;
+  }
+}
+
+__global__ void empty_kernel(unsigned threads, unsigned* sink)
+{
+  if (blockIdx.x * blockDim.x + threadIdx.x == threads) { *sink = 1; }
+}
+
+#define TRY(x) DEVALLOC_CUDA_TRY(x)
+
+double pct(std::vector<long long> v, double q)
+{
+  if (v.empty()) { return 0; }
+  std::sort(v.begin(), v.end());
+  return static_cast<double>(v[static_cast<std::size_t>(q * (v.size() - 1))]);
+}
+
+template <class Config>
+void run(const char* name, const Params& p, double cycles_per_us)
+{
+  using H = heap_of<Config>;
+  const std::size_t heap_bytes = std::size_t{128} << 20;  // what devalloc-bench gives this test at 2^16 threads
+  const unsigned n = p.threads;
+  devalloc::buffer<void*> state(n);
+  devalloc::buffer<unsigned> size_of(n);
+  devalloc::buffer<long long> cycles(n);
+  devalloc::buffer<unsigned char> op(n);
+  devalloc::buffer<unsigned> bad(1);
+  devalloc::buffer<u64> counts(DIAG_PROBE ? static_cast<std::size_t>(n) * n_events : 1);
+  cudaEvent_t e0, e1;
+  TRY(cudaEventCreate(&e0));
+  TRY(cudaEventCreate(&e1));
+  std::vector<double> launch_us;
+  std::vector<long long> alloc_c, free_c, crit;
+  std::vector<double> totals(n_events, 0.0);
+  struct Worst {
+    long long cycles;
+    unsigned size;
+    int launch;
+    std::vector<u64> ev;
+  };
+  std::vector<Worst> worst;
+  u64 failures = 0;
+  for (int rep = 0; rep < p.reps; ++rep) {
+    H heap(heap_bytes);
+    TRY(cudaMemset(state.data(), 0, sizeof(void*) * n));
+    TRY(cudaMemset(bad.data(), 0, sizeof(unsigned)));
+    for (int l = 0; l < p.launches; ++l) {
+      if (DIAG_PROBE) {
+        TRY(cudaMemset(counts.data(), 0, sizeof(u64) * n * n_events));
+        u64* ptr = counts.data();
+        TRY(cudaMemcpyToSymbol(g_counts, &ptr, sizeof(ptr)));
+      }
+      TRY(cudaEventRecord(e0));
+      prob_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), p, state.data(), size_of.data(), cycles.data(), op.data(),
+                                            1234567ull + 7919ull * rep, l, bad.data());
+      TRY(cudaGetLastError());
+      TRY(cudaEventRecord(e1));
+      TRY(cudaEventSynchronize(e1));
+      float ms = 0;
+      TRY(cudaEventElapsedTime(&ms, e0, e1));
+      if (rep == 0) { continue; }  // warm-up
+      launch_us.push_back(ms * 1e3);
+      std::vector<long long> c = cycles.to_host();
+      std::vector<unsigned char> o = op.to_host();
+      std::vector<unsigned> sz = size_of.to_host();
+      std::vector<u64> ev = DIAG_PROBE ? counts.to_host() : std::vector<u64>{};
+      long long lmax = 0;
+      for (unsigned i = 0; i < n; ++i) {
+        if (o[i] == 0) { continue; }
+        lmax = std::max(lmax, c[i]);
+        if (o[i] == 3) {
+          free_c.push_back(c[i]);
+        } else {
+          alloc_c.push_back(c[i]);
+          failures += o[i] == 2;
+          Worst w{c[i], sz[i], l, {}};
+          if constexpr (DIAG_PROBE != 0) {
+            for (unsigned e = 0; e < n_events; ++e) { w.ev.push_back(ev[static_cast<std::size_t>(i) * n_events + e]); }
+          }
+          if (worst.size() < 6 || w.cycles > worst.back().cycles) {
+            worst.push_back(std::move(w));
+            std::sort(worst.begin(), worst.end(), [](const Worst& a, const Worst& b) { return a.cycles > b.cycles; });
+            if (worst.size() > 6) { worst.pop_back(); }
+          }
+        }
+        if constexpr (DIAG_PROBE != 0) {
+          for (unsigned e = 0; e < n_events; ++e) { totals[e] += static_cast<double>(ev[static_cast<std::size_t>(i) * n_events + e]); }
+        }
+      }
+      crit.push_back(lmax);
+    }
+    if (bad.to_host()[0] != 0) { std::printf("  !! %u corrupted allocations\n", bad.to_host()[0]); }
+    if (DIAG_PROBE) {
+      u64* none = nullptr;
+      TRY(cudaMemcpyToSymbol(g_counts, &none, sizeof(none)));
+    }
+  }
+  TRY(cudaEventDestroy(e0));
+  TRY(cudaEventDestroy(e1));
+  std::vector<double> lu = launch_us;
+  std::sort(lu.begin(), lu.end());
+  const double launches = static_cast<double>(launch_us.size());
+  std::printf("%-9s launch us: median %7.1f min %7.1f max %7.1f | slowest thread per launch us: median %7.1f max %7.1f\n",
+              name, lu[lu.size() / 2], lu.front(), lu.back(), pct(crit, 0.5) / cycles_per_us,
+              pct(crit, 1.0) / cycles_per_us);
+  std::printf("          alloc us: p50 %6.2f p99 %6.2f p99.9 %6.2f max %7.1f (n/launch %.0f, failed %llu) | free us: p50 %6.2f p99 %6.2f max %7.1f (n/launch %.0f)\n",
+              pct(alloc_c, 0.5) / cycles_per_us, pct(alloc_c, 0.99) / cycles_per_us, pct(alloc_c, 0.999) / cycles_per_us,
+              pct(alloc_c, 1.0) / cycles_per_us, static_cast<double>(alloc_c.size()) / launches, failures,
+              pct(free_c, 0.5) / cycles_per_us, pct(free_c, 0.99) / cycles_per_us, pct(free_c, 1.0) / cycles_per_us,
+              static_cast<double>(free_c.size()) / launches);
+  if (DIAG_PROBE) {
+    std::printf("          events per launch:");
+    for (unsigned e = 0; e < n_events; ++e) { std::printf(" %s %.0f", devalloc::detail::probe::name(e), totals[e] / launches); }
+    std::printf("\n");
+  }
+  for (const Worst& w : worst) {
+    std::printf("          slow alloc %7.1f us size %3u launch %2d", w.cycles / cycles_per_us, w.size, w.launch);
+    for (unsigned e = 0; e < w.ev.size(); ++e) {
+      if (w.ev[e] != 0) { std::printf(" %s=%llu", devalloc::detail::probe::name(e), w.ev[e]); }
+    }
+    std::printf("\n");
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  Params p;
+  if (argc > 1) { p.threads = static_cast<unsigned>(std::strtoul(argv[1], nullptr, 0)); }
+  if (argc > 2) { p.launches = std::atoi(argv[2]); }
+  if (argc > 3) { p.reps = std::atoi(argv[3]); }
+  if (argc > 4) { p.lo = static_cast<unsigned>(std::atoi(argv[4])); }
+  if (argc > 5) { p.hi = static_cast<unsigned>(std::atoi(argv[5])); }
+  if (p.threads == 0 || p.launches < 1 || p.reps < 2 || p.lo == 0 || p.hi < p.lo || p.hi > 4096) {
+    std::fprintf(stderr, "usage: %s [threads>0] [launches>=1] [reps>=2] [lo>0] [hi>=lo, <=4096]\n", argv[0]);
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  TRY(cudaGetDeviceProperties(&prop, 0));
+  int khz = 0;
+  TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  const double cycles_per_us = khz / 1e3;
+  std::printf("%s, %u threads, %d launches x %d reps (first rep warm-up), sizes %u..%u, probe counts %s, clock %.0f MHz\n",
+              prop.name, p.threads, p.launches, p.reps, p.lo, p.hi, DIAG_PROBE ? "on" : "off", cycles_per_us);
+  {
+    devalloc::buffer<unsigned> sink(1);
+    cudaEvent_t e0, e1;
+    TRY(cudaEventCreate(&e0));
+    TRY(cudaEventCreate(&e1));
+    std::vector<double> us;
+    for (int r = 0; r < 50; ++r) {
+      TRY(cudaEventRecord(e0));
+      empty_kernel<<<(p.threads + 255) / 256, 256>>>(p.threads, sink.data());
+      TRY(cudaGetLastError());
+      TRY(cudaEventRecord(e1));
+      TRY(cudaEventSynchronize(e1));
+      float ms = 0;
+      TRY(cudaEventElapsedTime(&ms, e0, e1));
+      us.push_back(ms * 1e3);
+    }
+    std::sort(us.begin(), us.end());
+    std::printf("empty     launch us: median %7.1f\n", us[us.size() / 2]);
+  }
+  run<Default>("default", p, cycles_per_us);
+  run<Paper>("paper", p, cycles_per_us);
+  run<Tiles>("tiles", p, cycles_per_us);
+  run<NoReset>("noreset", p, cycles_per_us);
+  return 0;
+}

@@ -1,0 +1,47 @@
+// devalloc/detail/probe.hpp
+//
+// Optional event hooks for profiling an allocator's inner steps (how many pages an allocation
+// tried, how many bit claims collided, ...). By default DEVALLOC_PROBE(event) expands to nothing,
+// so the hooks cost nothing. A profiling build defines it before including devalloc, e.g.
+//
+//   __device__ void my_probe(unsigned event);            // counts per thread, say
+//   #define DEVALLOC_PROBE(e) my_probe(::devalloc::detail::probe::e)
+//   #include <devalloc/devalloc.hpp>
+//
+// bench/diag/scatter_probe.cu is such a build. Events are named in `probe::event`; the hook
+// receives the enumerator (convertible to unsigned).
+#pragma once
+
+namespace devalloc::detail::probe {
+
+enum event : unsigned {
+  alloc_chunk = 0,  ///< Scatter: a request up to one page entered the search
+  page_try,         ///< Scatter pass 0: one page looked at (per lane)
+  pass1,            ///< Scatter: pass 0 found nothing, the exhaustive pass 1 started
+  open_won,         ///< Scatter: this worker (or group leader) opened a free page
+  open_lost,        ///< Scatter: a free page's open CAS was lost
+  open_wait,        ///< Scatter pass 0: one re-read of a page another worker is opening
+  reserve,          ///< Scatter: one fetch_add/CAS reservation on a used page
+  reserve_short,    ///< Scatter: a reservation the page had no room for was given back
+  claim_retry,      ///< bitfield_claim: an atomicOr found its bit taken and tried another
+  segment_skip,     ///< Scatter: a hierarchical segment was full (skipped or claimed in vain)
+  free_chunk,       ///< Scatter: one chunk freed
+  page_reset,       ///< Scatter: a fully freed page forgot its chunk size
+  region_skip,      ///< Scatter pass 0: a region over the fill threshold was skipped
+  count             ///< number of events
+};
+
+/// Name of an event, for reports.
+constexpr const char* name(unsigned e) noexcept
+{
+  constexpr const char* names[] = {"alloc_chunk", "page_try",    "pass1",       "open_won",     "open_lost",
+                                   "open_wait",   "reserve",     "reserve_short", "claim_retry", "segment_skip",
+                                   "free_chunk",  "page_reset",  "region_skip"};
+  return e < count ? names[e] : "?";
+}
+
+}  // namespace devalloc::detail::probe
+
+#ifndef DEVALLOC_PROBE
+#define DEVALLOC_PROBE(event) ((void)0)
+#endif
