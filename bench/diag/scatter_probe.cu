@@ -8,6 +8,8 @@
 // the allocator's inner events (detail/probe.hpp), so the slowest threads can be explained.
 //
 //   devalloc-scatter-probe[-counts] [threads=65536] [launches=20] [reps=3] [lo=16] [hi=256]
+//   devalloc-scatter-probe tput [threads=65536]   (alloc/free G/s, one allocation per thread)
+//   devalloc-scatter-probe census [threads] [launches] [reps] [lo] [hi]   (64 MiB, threads x 4 allocations)
 //
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
 #include <algorithm>
@@ -53,15 +55,25 @@ namespace {
 
 using devalloc::creation::ScatterConfig;
 struct Default : ScatterConfig {};
+struct One : ScatterConfig {
+  static constexpr unsigned long long accessblocksize = 1ull << 40;
+};
+struct One1 : One {  // packed sequence
+  static constexpr std::uint32_t hash_spread = 1;
+};
+struct One4 : One {
+  static constexpr std::uint32_t hash_spread = 4;
+};
+struct OneF1 : One {  // walk on from eq. (3)'s page
+  static constexpr std::uint32_t sequence_fallback = 1;
+};
+struct OneF1S1 : OneF1 {
+  static constexpr std::uint32_t hash_spread = 1;
+};
 struct Paper : ScatterConfig {  // eq. (3) hash, exact chunk sizes
   static constexpr std::uint32_t hash_warp_term = 0;
   static constexpr bool size_classes = false;
-};
-struct Tiles : ScatterConfig {  // per-warp tiles
-  static constexpr std::uint32_t hash_warp_term = 1;
-};
-struct NoReset : ScatterConfig {
-  static constexpr bool resetfreedpages = false;
+  static constexpr bool scan_ahead = false;
 };
 
 template <class Config>
@@ -244,11 +256,156 @@ void run(const char* name, const Params& p, double cycles_per_us)
   std::fflush(stdout);
 }
 
+template <class H>
+__global__ void alloc_kernel(H heap, unsigned n, unsigned size, void** out, unsigned* failed)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  void* p = heap.alloc(size);
+  if (p == nullptr) {
+    atomicAdd(failed, 1u);
+  } else {
+    *static_cast<unsigned*>(p) = i;
+  }
+  out[i] = p;
+}
+
+template <class H>
+__global__ void free_kernel(H heap, unsigned n, void** in, unsigned* bad)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n || in[i] == nullptr) { return; }
+  if (*static_cast<unsigned*>(in[i]) != i) { atomicAdd(bad, 1u); }
+  heap.dealloc(in[i]);
+}
+
+// One allocation per thread, written, verified and freed (devalloc-bench throughput's cell).
+template <class Config>
+void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes)
+{
+  using H = heap_of<Config>;
+  std::printf("%-9s", name);
+  devalloc::buffer<void*> ptrs(n);
+  devalloc::buffer<unsigned> flags(2);
+  cudaEvent_t e0, e1, e2;
+  TRY(cudaEventCreate(&e0));
+  TRY(cudaEventCreate(&e1));
+  TRY(cudaEventCreate(&e2));
+  for (const unsigned size : sizes) {
+    std::size_t heap_bytes = 1;
+    while (heap_bytes < 1.5 * n * size + (64u << 20)) { heap_bytes *= 2; }
+    H heap(heap_bytes);
+    std::vector<double> a, f;
+    devalloc::buffer<u64> counts(DIAG_PROBE ? static_cast<std::size_t>(n) * n_events : 1);
+    for (int r = 0; r < 6; ++r) {
+      if (DIAG_PROBE) {
+        TRY(cudaMemset(counts.data(), 0, sizeof(u64) * n * n_events));
+        u64* ptr = counts.data();
+        TRY(cudaMemcpyToSymbol(g_counts, &ptr, sizeof(ptr)));
+      }
+      TRY(cudaMemset(flags.data(), 0, 2 * sizeof(unsigned)));
+      TRY(cudaEventRecord(e0));
+      alloc_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, size, ptrs.data(), flags.data());
+      TRY(cudaGetLastError());
+      TRY(cudaEventRecord(e1));
+      free_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, ptrs.data(), flags.data() + 1);
+      TRY(cudaGetLastError());
+      TRY(cudaEventRecord(e2));
+      TRY(cudaEventSynchronize(e2));
+      float ma = 0, mf = 0;
+      TRY(cudaEventElapsedTime(&ma, e0, e1));
+      TRY(cudaEventElapsedTime(&mf, e1, e2));
+      const std::vector<unsigned> fl = flags.to_host();
+      if (fl[0] != 0 || fl[1] != 0) { std::printf(" [!! %u failed %u corrupt]", fl[0], fl[1]); }
+      if (r > 0) {
+        a.push_back(ma);
+        f.push_back(mf);
+      }
+      if constexpr (DIAG_PROBE != 0) {
+        const std::vector<u64> ev = counts.to_host();
+        std::vector<u64> tot(n_events, 0), top(n_events, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+          for (unsigned e = 0; e < n_events; ++e) {
+            tot[e] += ev[i * n_events + e];
+            top[e] = std::max(top[e], ev[i * n_events + e]);
+          }
+        }
+        std::printf("\n   %uB rep %d alloc %.3f ms:", size, r, ma);
+        for (unsigned e = 0; e < n_events; ++e) {
+          if (tot[e] != 0) { std::printf(" %s %llu (max %llu)", devalloc::detail::probe::name(e), tot[e], top[e]); }
+        }
+        u64* none = nullptr;
+        TRY(cudaMemcpyToSymbol(g_counts, &none, sizeof(none)));
+      }
+    }
+    std::sort(a.begin(), a.end());
+    std::sort(f.begin(), f.end());
+    std::printf(" | %4uB alloc %6.2fG free %6.2fG", size, n / (a[a.size() / 2] * 1e6), n / (f[f.size() / 2] * 1e6));
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+  TRY(cudaEventDestroy(e0));
+  TRY(cudaEventDestroy(e1));
+  TRY(cudaEventDestroy(e2));
+}
+
+template <class H>
+__global__ void census_kernel(H heap, unsigned n, unsigned lo, unsigned hi, void** out, unsigned* failed)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  for (unsigned k = 0; k < 4; ++k) {
+    const unsigned size = lo + static_cast<unsigned>(mix(mix(i) ^ k) % (hi - lo + 1));
+    void* p = heap.alloc(size);
+    if (p == nullptr) { atomicAdd(failed, 1u); }
+    out[4 * i + k] = p;
+  }
+}
+
+// The scatter suite's census load (ManySizesShareThePagesOfTheirClass): 64 MiB, n x 4 of lo..hi B.
+template <class Config>
+void census(const char* name, unsigned n, unsigned lo, unsigned hi)
+{
+  using H = heap_of<Config>;
+  H heap(std::size_t{64} << 20);
+  devalloc::buffer<void*> ptrs(4 * static_cast<std::size_t>(n));
+  devalloc::buffer<unsigned> failed(1);
+  census_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, lo, hi, ptrs.data(), failed.data());
+  TRY(cudaGetLastError());
+  TRY(cudaDeviceSynchronize());
+  std::printf("%-9s census 64 MiB, %u x 4 of %u..%u B: %u null\n", name, n, lo, hi, failed.to_host()[0]);
+}
+
+enum class Mode { prob, tput, census };
+
+template <class Config>
+void both(const char* name, const Params& p, double cycles_per_us, Mode mode)
+{
+  if (mode == Mode::tput) {
+    if (p.lo == p.hi) {
+      tput<Config>(name, p.threads, {p.lo});
+    } else {
+      tput<Config>(name, p.threads, {16, 64, 256, 1024, 4096});
+    }
+  } else if (mode == Mode::census) {
+    census<Config>(name, p.threads, p.lo, p.hi);
+  } else {
+    run<Config>(name, p, cycles_per_us);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
   Params p;
+  Mode mode = Mode::prob;
+  if (argc > 1 && std::string(argv[1]) == "tput") { mode = Mode::tput; }
+  if (argc > 1 && std::string(argv[1]) == "census") { mode = Mode::census; }
+  if (mode != Mode::prob) {
+    ++argv;
+    --argc;
+  }
   if (argc > 1) { p.threads = static_cast<unsigned>(std::strtoul(argv[1], nullptr, 0)); }
   if (argc > 2) { p.launches = std::atoi(argv[2]); }
   if (argc > 3) { p.reps = std::atoi(argv[3]); }
@@ -284,9 +441,11 @@ int main(int argc, char** argv)
     std::sort(us.begin(), us.end());
     std::printf("empty     launch us: median %7.1f\n", us[us.size() / 2]);
   }
-  run<Default>("default", p, cycles_per_us);
-  run<Paper>("paper", p, cycles_per_us);
-  run<Tiles>("tiles", p, cycles_per_us);
-  run<NoReset>("noreset", p, cycles_per_us);
+  both<One>("one", p, cycles_per_us, mode);
+  both<One1>("one-s1", p, cycles_per_us, mode);
+  both<One4>("one-s4", p, cycles_per_us, mode);
+  both<OneF1>("one-f1", p, cycles_per_us, mode);
+  both<OneF1S1>("one-f1s1", p, cycles_per_us, mode);
+  both<Paper>("paper", p, cycles_per_us, mode);
   return 0;
 }

@@ -45,6 +45,9 @@ struct Page256Config : creation::ScatterConfig {
 struct Page64KConfig : creation::ScatterConfig {
   static constexpr std::uint32_t pagesize = 65536;
 };
+struct PaperBlocksConfig : creation::ScatterConfig {  // the paper's and thesis' access block size
+  static constexpr unsigned long long accessblocksize = 2ull << 30;
+};
 struct PaperHashConfig : creation::ScatterConfig {
   static constexpr bool hash_warp_term = false;
 };
@@ -94,7 +97,8 @@ TEST(ScatterConfiguration, ClassnameNamesEveryParameter)
 {
   const std::string name = creation::Scatter<>::classname();
   for (const char* part : {"pagesize=", "accessblocksize=", "regionsize=", "wastefactor=", "resetfreedpages=", "k_S=",
-                           "k_mp=", "hash_warp_term=", "size_classes="}) {
+                           "k_mp=", "hash_warp_term=", "hash_spread=", "sequence_fallback=", "scan_ahead=",
+                           "size_classes="}) {
     EXPECT_NE(name.find(part), std::string::npos) << part << " missing in " << name;
   }
   EXPECT_NE(name.find("pagesize=" + std::to_string(DEVALLOC_SCATTER_PAGESIZE)), std::string::npos);
@@ -108,7 +112,13 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
   // The defaults of docs/scatter.md (this file is built without -DDEVALLOC_SCATTER_* overrides;
   // scatter_override.cpp checks that the macros change them).
   EXPECT_EQ(creation::ScatterConfig::pagesize, 4096u);
+  EXPECT_EQ(creation::ScatterConfig::accessblocksize, ~0ull);
+  EXPECT_NE(creation::Scatter<>::classname().find("accessblocksize=heap,"), std::string::npos);
   EXPECT_EQ(creation::ScatterConfig::regionsize, 16u);
+  EXPECT_EQ(creation::ScatterConfig::hash_warp_term, 2u);
+  EXPECT_EQ(creation::ScatterConfig::hash_spread, 2u);
+  EXPECT_EQ(creation::ScatterConfig::sequence_fallback, 2u);
+  EXPECT_TRUE(creation::ScatterConfig::scan_ahead);
   EXPECT_EQ(creation::ScatterConfig::wastefactor, 2u);
   EXPECT_TRUE(creation::ScatterConfig::resetfreedpages);
   EXPECT_EQ(creation::Scatter<NoResetConfig>::pagesize, creation::ScatterConfig::pagesize);
@@ -205,7 +215,11 @@ TEST(ScatterGeometry, AnyHeapSizeGetsUsablePagesAndMetadataFits)
   // Heaps beyond 4 GiB: byte offsets are 64-bit (5 GiB heap: offsets past 2^32).
   const auto big = S::plan(0x7f0000000000, (std::size_t{5} << 30) + 777);
   EXPECT_GT(static_cast<std::uint64_t>(big.pages) * S::pagesize, std::uint64_t{1} << 32);
-  EXPECT_EQ(big.blocks, 3u);
+  EXPECT_EQ(big.blocks, 1u) << "the default super block is the whole heap";
+  // The paper's 2 GiB super blocks split it into three, the last one short.
+  const auto paper_blocks = creation::Scatter<PaperBlocksConfig>::plan(0x7f0000000000, (std::size_t{5} << 30) + 777);
+  EXPECT_EQ(paper_blocks.blocks, 3u);
+  EXPECT_EQ(paper_blocks.pages_per_block, (2u << 30) / S::pagesize);
   // More pages than 32-bit page indices allow: clamped, not wrapped.
   EXPECT_EQ(S::plan(0x100000, std::size_t{1} << 44).pages, S::max_pages);
 }

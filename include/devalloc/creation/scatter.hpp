@@ -70,9 +70,10 @@
 
 /// Bytes per page (§5.2). A multiple of 256 in 256..2^30.
 #include "../detail/scatter_pagesize.hpp"
-/// Bytes per super block / access block (§5.1). Clamped to the heap; need not divide it.
+/// Bytes per super block / access block (§5.1). Clamped to the heap; need not divide it. Default:
+/// no limit (one super block; see ScatterConfig::accessblocksize).
 #ifndef DEVALLOC_SCATTER_ACCESSBLOCKSIZE
-#define DEVALLOC_SCATTER_ACCESSBLOCKSIZE (2ull << 30)
+#define DEVALLOC_SCATTER_ACCESSBLOCKSIZE (~0ull)
 #endif
 /// Pages per region (§5.4).
 #ifndef DEVALLOC_SCATTER_REGIONSIZE
@@ -105,6 +106,24 @@
 #define DEVALLOC_SCATTER_SIZE_CLASSES 1
 #endif
 
+/// hash_warp_term 2: the class' page sequence is spread by this factor (1: packed, each page gets
+/// as many lanes as it has chunks; 2: half as many).
+#ifndef DEVALLOC_SCATTER_HASH_SPREAD
+#define DEVALLOC_SCATTER_HASH_SPREAD 2
+#endif
+/// hash_warp_term 2: where a request whose sequence page cannot serve it walks on from (see
+/// ScatterConfig::sequence_fallback): 0 the next page of the sequence, 1 eq. (3)'s page, 2 (default)
+/// its sequence page moved by eq. (3)'s multiprocessor term.
+#ifndef DEVALLOC_SCATTER_SEQUENCE_FALLBACK
+#define DEVALLOC_SCATTER_SEQUENCE_FALLBACK 2
+#endif
+
+/// 1 (default): pass 0 reads the states of a region's pages together and skips those that cannot
+/// serve the request (see ScatterConfig::scan_ahead). 0: every page is tried.
+#ifndef DEVALLOC_SCATTER_SCAN_AHEAD
+#define DEVALLOC_SCATTER_SCAN_AHEAD 1
+#endif
+
 /// Pass 0: re-reads of a page that another worker is opening (hierarchical layouts) before the
 /// search walks on (Scatter::open_wait_reads). 0: walk on at once.
 #ifndef DEVALLOC_SCATTER_OPEN_WAIT_READS
@@ -117,7 +136,10 @@ namespace devalloc::creation {
 struct ScatterConfig {
   /// Bytes per page. Requests up to this size share pages; larger ones take consecutive pages.
   static constexpr std::uint32_t pagesize = DEVALLOC_SCATTER_PAGESIZE;
-  /// Bytes per super block ("access block"). Larger than the heap: one super block.
+  /// Bytes per super block ("access block"). Larger than the heap: one super block (the
+  /// default). The paper's and thesis' 2 GiB split an 8 GiB heap into four; hash_warp_term 2's
+  /// class sequences then wrap inside the active super block, and 4 KiB requests at 2^20 threads
+  /// collapsed from 10 G to 0.02 G allocs/s on an H200 (docs/scatter.md, Performance notes 5.).
   static constexpr unsigned long long accessblocksize = DEVALLOC_SCATTER_ACCESSBLOCKSIZE;
   /// Pages per region (the unit of the 90 % fill check).
   static constexpr std::uint32_t regionsize = DEVALLOC_SCATTER_REGIONSIZE;
@@ -148,6 +170,29 @@ struct ScatterConfig {
   /// hierarchical sizes keep S. Requests of the same class then share pages (the page holds just
   /// as many chunks as one of exact size S). False: chunk size = S (the paper).
   static constexpr bool size_classes = DEVALLOC_SCATTER_SIZE_CLASSES != 0;
+  /// hash_warp_term 2 only: the page offset is slot x hash_spread / chunks per page, so the warps
+  /// of a class' sequence fill 1 / hash_spread of a page's chunks in one wave and leave the rest to
+  /// lanes that arrive later (1: packed; in a packed run every page that overflows sends its lanes
+  /// into the next, equally busy page, and the walks grow along the run).
+  static constexpr std::uint32_t hash_spread = DEVALLOC_SCATTER_HASH_SPREAD;
+  /// hash_warp_term 2 only: where pass 0 walks on when the lane's page of the class sequence
+  /// cannot serve it. The sequence pages hold survivors of earlier kernels, so in a steady state
+  /// of allocs and frees the pages after a full one are full too, and walking on along the
+  /// sequence meets them all.
+  ///   0: the next page of the sequence.
+  ///   1: after 16 pages of the sequence (the gaps hash_spread leaves), eq. (3)'s page
+  ///      S k_S + mp k_mp: scattered per class and multiprocessor, shared by the lanes of one
+  ///      multiprocessor that overflow; but every lane of a multiprocessor starts there (large
+  ///      chunks collapse as in the paper).
+  ///   2 (default): after 16 pages of the sequence, the sequence page + mp k_mp: scattered per
+  ///      multiprocessor, and the lanes keep the sequence's spread.
+  static constexpr std::uint32_t sequence_fallback = DEVALLOC_SCATTER_SEQUENCE_FALLBACK;
+  /// Pass 0 (not in the paper): the walk reads the states of up to 16 pages of a region at once
+  /// (independent loads: about one memory latency together) and tries only those that may serve
+  /// the request (free, or of an accepted chunk size and not full), instead of one round trip of
+  /// warp votes and atomics per page. A stale read only skips a page pass 0 could have used;
+  /// pass 1 tries every page.
+  static constexpr bool scan_ahead = DEVALLOC_SCATTER_SCAN_AHEAD != 0;
 };
 
 template <class Config = ScatterConfig>
@@ -162,6 +207,14 @@ class Scatter {
   static constexpr bool resetfreedpages = Config::resetfreedpages;
   static constexpr std::uint32_t hash_warp_term = static_cast<std::uint32_t>(Config::hash_warp_term);
   static constexpr bool size_classes = Config::size_classes;
+  static constexpr std::uint32_t hash_spread = Config::hash_spread;
+  static constexpr std::uint32_t sequence_fallback = static_cast<std::uint32_t>(Config::sequence_fallback);
+  static constexpr bool scan_ahead = Config::scan_ahead;
+  /// Pages whose states one pass-0 scan reads (scan_ahead).
+  static constexpr std::uint32_t scan_width = 16;
+  /// sequence_fallback 1 and 2: pages of the sequence pass 0 looks at before it walks on from the
+  /// fallback page.
+  static constexpr std::uint32_t sequence_walk = 16;
 
   static_assert(pagesize >= 256 && pagesize % 256 == 0 && pagesize <= (1u << 30),
                 "Scatter: pagesize must be a multiple of 256 between 256 and 2^30 bytes; change Config::pagesize "
@@ -175,6 +228,10 @@ class Scatter {
                 "-DDEVALLOC_SCATTER_WASTEFACTOR");
   static_assert(hash_warp_term <= 2, "Scatter: hash_warp_term must be 0 (paper), 1 (per-warp tiles) or 2 (per-class "
                                      "sequence); change Config::hash_warp_term or -DDEVALLOC_SCATTER_HASH_WARP_TERM");
+  static_assert(sequence_fallback <= 2, "Scatter: sequence_fallback must be 0, 1 or 2; change "
+                                        "Config::sequence_fallback or -DDEVALLOC_SCATTER_SEQUENCE_FALLBACK");
+  static_assert(hash_spread >= 1 && hash_spread <= 32, "Scatter: hash_spread must be between 1 and 32; change "
+                                                        "Config::hash_spread or -DDEVALLOC_SCATTER_HASH_SPREAD");
 
   /// Granule of chunk sizes: every request is rounded up to a multiple of it, so every pointer is
   /// at least 16-byte aligned.
@@ -203,6 +260,13 @@ class Scatter {
     }
   };
 
+  /// Chunks of a flat page (chunk > hierarchy_threshold).
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t flat_spots(std::uint32_t chunk) noexcept
+  {
+    const std::uint32_t n = pagesize / chunk;
+    return n < 32u ? n : 32u;
+  }
+
   /// Layout of a page split into chunks of `chunk` bytes (16 <= chunk <= pagesize).
   /// Flat (chunk > hierarchy_threshold): min(pagesize / chunk, 32) chunks. Hierarchical: segments
   /// of 32 chunks + one 4-byte bitfield each, then as many additional chunks as fit beside one more
@@ -211,8 +275,7 @@ class Scatter {
   {
     page_layout layout{};
     if (chunk > hierarchy_threshold) {
-      const std::uint32_t n = pagesize / chunk;
-      layout.spots = n < 32u ? n : 32u;
+      layout.spots = flat_spots(chunk);
       return layout;
     }
     layout.hierarchical = true;
@@ -243,8 +306,7 @@ class Scatter {
       if (size <= hierarchy_threshold) { return size; }
       const std::uint32_t low = size & (0u - size);
       const std::uint32_t align = low < 256u ? low : 256u;
-      std::uint32_t n = pagesize / size;
-      if (n > 32u) { n = 32u; }
+      const std::uint32_t n = flat_spots(size);
       std::uint64_t c = pagesize / n / align * align;  // >= size: size is a multiple of align, <= pagesize / n
       const std::uint64_t limit = static_cast<std::uint64_t>(size) * wastefactor / align * align;
       if (c > limit) { c = limit; }
@@ -359,12 +421,14 @@ class Scatter {
   /// Host. "Scatter<...>" with every configuration parameter (thesis info()).
   static std::string classname()
   {
-    return "Scatter<pagesize=" + std::to_string(pagesize) + ", accessblocksize=" + std::to_string(accessblocksize) +
+    const std::string block = accessblocksize == ~0ull ? "heap" : std::to_string(accessblocksize);
+    return "Scatter<pagesize=" + std::to_string(pagesize) + ", accessblocksize=" + block +
            ", regionsize=" + std::to_string(regionsize) + ", wastefactor=" + std::to_string(wastefactor) +
            ", resetfreedpages=" + std::to_string(resetfreedpages ? 1 : 0) +
            ", k_S=" + std::to_string(Config::hash_k_size) + ", k_mp=" + std::to_string(Config::hash_k_mp) +
-           ", hash_warp_term=" + std::to_string(hash_warp_term) + ", size_classes=" + std::to_string(size_classes ? 1 : 0) +
-           ">";
+           ", hash_warp_term=" + std::to_string(hash_warp_term) + ", hash_spread=" + std::to_string(hash_spread) +
+           ", sequence_fallback=" + std::to_string(sequence_fallback) + ", scan_ahead=" + std::to_string(scan_ahead ? 1 : 0) +
+           ", size_classes=" + std::to_string(size_classes ? 1 : 0) + ">";
   }
 
   // Geometry of this heap (host and device; valid after init_heap).
@@ -653,6 +717,7 @@ class Scatter {
   }
   static constexpr std::uint64_t large_state = (static_cast<std::uint64_t>(large_chunk) << 32) | lock_count;
   static constexpr std::uint32_t no_conflict = 0xFFFFFFFFu;
+  static constexpr std::uint64_t no_hash = ~std::uint64_t{0};
 
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t chunk_of(std::uint64_t state) noexcept
   {
@@ -739,11 +804,16 @@ class Scatter {
     return static_cast<std::uint64_t>(full) * 10u > static_cast<std::uint64_t>(pages) * 9u;
   }
 
+  /// Pages of super block `block` (the last one may be short).
+  DEVALLOC_HOST_DEVICE std::uint32_t block_pages(std::uint32_t block) const noexcept
+  {
+    return block + 1u == blocks_ ? pages_ - block * pages_per_block_ : pages_per_block_;
+  }
+
   /// Regions of super block `block`.
   DEVALLOC_HOST_DEVICE std::uint32_t block_regions(std::uint32_t block) const noexcept
   {
-    const std::uint32_t first = block * pages_per_block_;
-    const std::uint32_t n = block + 1u == blocks_ ? pages_ - first : pages_per_block_;
+    const std::uint32_t n = block_pages(block);
     return n / region_pages_ + (n % region_pages_ != 0);
   }
 
@@ -768,18 +838,26 @@ class Scatter {
     const std::uint32_t cls = class_of(size);
     const page_layout fresh = layout_of(cls);
     std::uint64_t hash;
+    std::uint64_t sequence = no_hash;  // page of the class sequence tried before the walk
     if constexpr (hash_warp_term == 2u) {
       // See ScatterConfig::hash_warp_term: the lanes of this warp asking for the same class take
-      // consecutive slots of the class' page sequence; slot / chunks per page is the page offset.
+      // consecutive slots of the class' page sequence; slot x spread / chunks per page is the page
+      // offset.
       const std::uint32_t group = detail::match_any(detail::active_mask(), cls);
       const std::uint64_t slot = static_cast<std::uint64_t>(detail::warp_id()) * detail::popcount(group) +
                                  detail::rank_in(group);
-      // No mp term: with it, every multiprocessor's warps would open their own pages of each class
-      // again (measured on an H200: 5276 nullptr in the census test; 4 KiB pages collide at
-      // random and collapse at 2^20 threads). Without it the sequences pack the pages of a class;
-      // that relies on try_page_group: the lanes of a warp that meet at one page are served
-      // together, so no lane is displaced by a lost open CAS and walks through the packed run.
-      hash = static_cast<std::uint64_t>(cls) * Config::hash_k_size + slot / fresh.spots;
+      // No mp term in the sequence: with it, every multiprocessor's warps would open their own
+      // pages of each class again (measured on an H200: 5276 nullptr in the census test; 4 KiB
+      // pages collide at random and collapse at 2^20 threads). The lanes of a warp that meet at
+      // one page are served together (try_page_group), so no lane is displaced by a lost open CAS.
+      hash = static_cast<std::uint64_t>(cls) * Config::hash_k_size + slot * hash_spread / fresh.spots;
+      if constexpr (sequence_fallback != 0) {
+        // The walk itself starts elsewhere (see ScatterConfig::sequence_fallback).
+        sequence = hash;
+        hash = sequence_fallback == 1u
+                 ? detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0)
+                 : sequence + static_cast<std::uint64_t>(detail::sm_id()) * Config::hash_k_mp;
+      }
     } else {
       std::uint64_t extra = 0;
       if constexpr (hash_warp_term == 1u) {
@@ -803,6 +881,11 @@ class Scatter {
       if (pass == 1) { DEVALLOC_PROBE(pass1); }
       std::uint32_t block = first_block;
       for (std::uint32_t tried = 0; tried < blocks_; ++tried) {
+        if (pass == 0 && tried == 0 && sequence != no_hash) {
+          // The lane's sequence page and the few after it (the gaps hash_spread leaves), then the
+          // walk from the fallback page.
+          if (void* p = search_block(block, size, fresh, cls, sequence, false, sequence_walk)) { return p; }
+        }
         if (void* p = search_block(block, size, fresh, cls, hash, pass != 0)) { return p; }
         const std::uint32_t next = block + 1u == blocks_ ? 0u : block + 1u;
         if (pass == 0 && blocks_ > 1) {
@@ -823,12 +906,14 @@ class Scatter {
   }
 
   DEVALLOC_DEVICE void* search_block(std::uint32_t block, std::uint32_t size, const page_layout& fresh,
-                                     std::uint32_t cls, std::uint64_t hash, bool exhaustive) const noexcept
+                                     std::uint32_t cls, std::uint64_t hash, bool exhaustive,
+                                     std::uint32_t limit = ~0u) const noexcept
   {
     const std::uint32_t first = block * pages_per_block_;
-    const std::uint32_t n = block + 1u == blocks_ ? pages_ - first : pages_per_block_;
+    const std::uint32_t n = block_pages(block);
     std::uint32_t pos = static_cast<std::uint32_t>(hash % n);
-    std::uint32_t left = n;
+    const std::uint32_t walk = limit < n ? limit : n;  // pages to look at
+    std::uint32_t left = walk;
     while (left > 0) {
       const std::uint32_t page = first + pos;
       const std::uint32_t region = page / region_pages_;
@@ -840,7 +925,25 @@ class Scatter {
       // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
       const bool usable = exhaustive ? full < region_pages : !over_threshold(full, region_pages);
       if (usable) {
+        // scan_ahead: `may` holds the pages [scanned, scan_end) read. The walk's first page is tried
+        // without a scan (it usually serves: one memory latency less on the common path).
+        std::uint32_t scanned = 0, scan_end = left == walk ? 1u : 0u, may = scan_end;
         for (std::uint32_t k = 0; k < span; ++k) {
+          if constexpr (scan_ahead) {
+            if (!exhaustive) {
+              if (k >= scan_end) {
+                scanned = k;
+                scan_end = span - k < scan_width ? span : k + scan_width;
+                may = may_serve_mask(page + k, scan_end - k, size, cls, fresh);
+              }
+              const std::uint32_t rest = may >> (k - scanned);
+              if (rest == 0) {
+                k = scan_end - 1u;
+                continue;
+              }
+              k += detail::lowest_bit(rest);
+            }
+          }
           if (void* p = try_page(page + k, size, fresh, cls, exhaustive)) { return p; }
         }
       } else {
@@ -855,6 +958,30 @@ class Scatter {
       if (pos == n) { pos = 0; }
     }
     return nullptr;
+  }
+
+  /// scan_ahead: bit j set iff page first + j (j < n <= scan_width) may serve a request of `size`
+  /// as far as a relaxed read of its state tells: free, or of a chunk size we accept and not full
+  /// (or being opened). The loads are independent, so they cost about one memory latency together.
+  DEVALLOC_DEVICE std::uint32_t may_serve_mask(std::uint32_t first, std::uint32_t n, std::uint32_t size,
+                                               std::uint32_t cls, const page_layout& fresh) const noexcept
+  {
+    std::uint64_t seen[scan_width];
+DEVALLOC_UNROLL
+    for (std::uint32_t j = 0; j < scan_width; ++j) { seen[j] = j < n ? load_state(states_, first + j) : large_state; }
+    std::uint32_t may = 0;
+DEVALLOC_UNROLL
+    for (std::uint32_t j = 0; j < scan_width; ++j) {
+      const std::uint32_t c = chunk_of(seen[j]);
+      const std::uint32_t count = count_of(seen[j]);
+      // Room: our class' chunk count, a flat page's min(pagesize / c, 32); a hierarchical page of
+      // another accepted size is kept whatever its count (try_page checks it).
+      const std::uint32_t spots = c == cls ? fresh.spots : c > hierarchy_threshold ? flat_spots(c) : lock_count;
+      const bool ok = seen[j] == 0 || (accepts(c, size) && (count < spots || count >= lock_count));
+      may |= static_cast<std::uint32_t>(ok) << j;
+    }
+    if (may != detail::low_bits(n)) { DEVALLOC_PROBE(scan_skip); }
+    return may;
   }
 
   /// §6.1 alloc lines 8-27 for one page: use it if its chunk size fits, open it if it is free.

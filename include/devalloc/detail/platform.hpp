@@ -19,12 +19,15 @@
 // Callable from host code and from workers alike.
 #define DEVALLOC_HOST_DEVICE __host__ __device__
 #define DEVALLOC_FORCEINLINE __forceinline__
+// Unrolls the loop that follows (nvcc's #pragma unroll; the CPU build leaves it to the compiler).
+#define DEVALLOC_UNROLL _Pragma("unroll")
 #else
 #define DEVALLOC_BACKEND_CUDA 0
 #define DEVALLOC_BACKEND_CPU 1
 #define DEVALLOC_DEVICE
 #define DEVALLOC_HOST_DEVICE
 #define DEVALLOC_FORCEINLINE inline __attribute__((always_inline))
+#define DEVALLOC_UNROLL
 #endif
 
 namespace devalloc {

@@ -28,6 +28,7 @@ enum event : unsigned {
   free_chunk,       ///< Scatter: one chunk freed
   page_reset,       ///< Scatter: a fully freed page forgot its chunk size
   region_skip,      ///< Scatter pass 0: a region over the fill threshold was skipped
+  scan_skip,        ///< Scatter pass 0 (scan_ahead): a read of page states found pages to skip
   count             ///< number of events
 };
 
@@ -36,7 +37,7 @@ constexpr const char* name(unsigned e) noexcept
 {
   constexpr const char* names[] = {"alloc_chunk", "page_try",    "pass1",       "open_won",     "open_lost",
                                    "open_wait",   "reserve",     "reserve_short", "claim_retry", "segment_skip",
-                                   "free_chunk",  "page_reset",  "region_skip"};
+                                   "free_chunk",  "page_reset",  "region_skip", "scan_skip"};
   return e < count ? names[e] : "?";
 }
 

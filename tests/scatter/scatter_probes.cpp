@@ -1,0 +1,105 @@
+// tests/scatter/scatter_probes.cpp — Scatter's search, observed through the probe hooks
+// (detail/probe.hpp). Its own binary, CPU backend only: DEVALLOC_PROBE must be defined before
+// devalloc is included, and every translation unit of a program must see the same definition.
+//
+// What it checks: pass 0's scan_ahead skips pages that cannot serve a request (another class,
+// not full, so neither the region threshold nor a full page hides them) and finds the one free
+// page of the heap without trying every page and without falling back to the exhaustive pass 1.
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace probe_testing {
+inline std::array<std::atomic<unsigned long long>, 64> events{};
+inline void count(unsigned e) { events[e].fetch_add(1, std::memory_order_relaxed); }
+inline void clear()
+{
+  for (auto& e : events) { e.store(0); }
+}
+}  // namespace probe_testing
+
+#define DEVALLOC_PROBE(e) ::probe_testing::count(::devalloc::detail::probe::e)
+
+#include <gtest/gtest.h>
+
+#include <devalloc/devalloc.hpp>
+
+#include "scatter_scenarios.hpp"
+
+namespace devalloc::scatter_testing {
+namespace {
+
+namespace probe = detail::probe;
+static_assert(probe::count <= probe_testing::events.size());
+
+template <bool Scan>
+struct ScanConfig : creation::ScatterConfig {
+  static constexpr bool scan_ahead = Scan;
+};
+template <bool Scan>
+using allocator_t =
+  Allocator<creation::Scatter<ScanConfig<Scan>>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+            alignment::Shrink<16>>;
+
+unsigned long long seen(probe::event e) { return probe_testing::events[e].load(); }
+
+/// Every page holds one 2048-byte chunk of two (not full, and a class a 16-byte request does not
+/// accept), except one page that is free. Returns the probe counts of one 16-byte allocation.
+template <bool Scan>
+std::uint32_t half_filled_heap_then_small_request(unsigned long long& page_tries, unsigned long long& pass1,
+                                                  unsigned long long& scans)
+{
+  using A = allocator_t<Scan>;
+  A allocator(std::size_t{1} << 20);
+  const auto c = allocator.handle().creation();
+  const std::uint32_t pages = c.page_count();
+  std::vector<std::uintptr_t> chunks;
+  for (;;) {
+    const std::uintptr_t p = single_alloc(allocator, 2048);
+    if (p == 0) { break; }
+    chunks.push_back(p);
+  }
+  EXPECT_EQ(chunks.size(), 2u * pages) << "every page takes two 2048-byte chunks";
+  const std::uint32_t free_page = pages / 2 + 5;  // somewhere away from the hashed pages' start
+  for (const std::uintptr_t p : chunks) {
+    const std::uint32_t page = c.page_of(reinterpret_cast<void*>(p));
+    const bool second_half = (p - reinterpret_cast<std::uintptr_t>(c.data_begin())) % A::creation_policy::pagesize != 0;
+    if (page == free_page || second_half) { single_dealloc(allocator, p); }
+  }
+  EXPECT_EQ(c.page_host(free_page).chunk, 0u) << "the emptied page is reset (resetfreedpages)";
+  probe_testing::clear();
+  const std::uintptr_t small = single_alloc(allocator, 16);
+  page_tries = seen(probe::page_try);
+  pass1 = seen(probe::pass1);
+  scans = seen(probe::scan_skip);
+  EXPECT_NE(small, 0u);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  return small == 0 ? ~0u : c.page_of(reinterpret_cast<void*>(small));
+}
+
+TEST(ScatterSearch, ScanAheadSkipsPagesOfOtherClassesInPassZero)
+{
+  unsigned long long tries = 0, pass1 = 0, scans = 0;
+  const std::uint32_t page = half_filled_heap_then_small_request<true>(tries, pass1, scans);
+  EXPECT_EQ(page, std::uint32_t{allocator_t<true>(std::size_t{1} << 20).handle().creation().page_count() / 2 + 5})
+    << "the request must land on the only free page";
+  EXPECT_EQ(pass1, 0u) << "pass 0 must find the free page";
+  // The sequence page and the fallback walk's first page are tried directly; the scans skip every
+  // other page up to the free one.
+  EXPECT_LE(tries, 3u) << "pages of another class were tried instead of skipped";
+  EXPECT_GE(scans, 1u) << "no scan skipped a page";
+}
+
+TEST(ScatterSearch, WithoutScanAheadTheSamePagesAreTried)
+{
+  // The same load without scan_ahead: no scans; pass 0 still finds the free page (by trying pages).
+  unsigned long long tries = 0, pass1 = 0, scans = 0;
+  half_filled_heap_then_small_request<false>(tries, pass1, scans);
+  EXPECT_EQ(pass1, 0u);
+  EXPECT_EQ(scans, 0u);
+  EXPECT_GE(tries, 1u);
+}
+
+}  // namespace
+}  // namespace devalloc::scatter_testing
