@@ -8,7 +8,8 @@
 // the allocator's inner events (detail/probe.hpp), so the slowest threads can be explained.
 //
 //   devalloc-scatter-probe[-counts] [threads=65536] [launches=20] [reps=3] [lo=16] [hi=256]
-//   devalloc-scatter-probe tput [threads=65536]   (alloc/free G/s, one allocation per thread)
+//   devalloc-scatter-probe tput [threads=65536] [every=1]   (alloc/free G/s, one allocation per
+//                                                            `every`-th thread)
 //   devalloc-scatter-probe census [threads] [launches] [reps] [lo] [hi]   (64 MiB, threads x 4 allocations)
 //
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
@@ -55,25 +56,22 @@ namespace {
 
 using devalloc::creation::ScatterConfig;
 struct Default : ScatterConfig {};
-struct One : ScatterConfig {
-  static constexpr unsigned long long accessblocksize = 1ull << 40;
+struct Sequence : ScatterConfig {  // every group on the class sequence
+  static constexpr std::uint32_t sequence_min_lanes = 1;
 };
-struct One1 : One {  // packed sequence
+struct Scan : ScatterConfig {
+  static constexpr bool scan_ahead = true;
+};
+struct Packed : ScatterConfig {  // the defaults of 4722bef (before the diagnosis)
+  static constexpr unsigned long long accessblocksize = 2ull << 30;
   static constexpr std::uint32_t hash_spread = 1;
+  static constexpr std::uint32_t sequence_fallback = 0;
+  static constexpr std::uint32_t sequence_min_lanes = 1;
 };
-struct One4 : One {
-  static constexpr std::uint32_t hash_spread = 4;
-};
-struct OneF1 : One {  // walk on from eq. (3)'s page
-  static constexpr std::uint32_t sequence_fallback = 1;
-};
-struct OneF1S1 : OneF1 {
-  static constexpr std::uint32_t hash_spread = 1;
-};
-struct Paper : ScatterConfig {  // eq. (3) hash, exact chunk sizes
+struct Paper : ScatterConfig {  // eq. (3) hash, exact chunk sizes, the paper's super blocks
+  static constexpr unsigned long long accessblocksize = 2ull << 30;
   static constexpr std::uint32_t hash_warp_term = 0;
   static constexpr bool size_classes = false;
-  static constexpr bool scan_ahead = false;
 };
 
 template <class Config>
@@ -257,10 +255,12 @@ void run(const char* name, const Params& p, double cycles_per_us)
 }
 
 template <class H>
-__global__ void alloc_kernel(H heap, unsigned n, unsigned size, void** out, unsigned* failed)
+__global__ void alloc_kernel(H heap, unsigned n, unsigned size, void** out, unsigned* failed, unsigned every)
 {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) { return; }
+  out[i] = nullptr;
+  if (i % every != 0) { return; }
   void* p = heap.alloc(size);
   if (p == nullptr) {
     atomicAdd(failed, 1u);
@@ -281,7 +281,7 @@ __global__ void free_kernel(H heap, unsigned n, void** in, unsigned* bad)
 
 // One allocation per thread, written, verified and freed (devalloc-bench throughput's cell).
 template <class Config>
-void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes)
+void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsigned every)
 {
   using H = heap_of<Config>;
   std::printf("%-9s", name);
@@ -305,7 +305,7 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes)
       }
       TRY(cudaMemset(flags.data(), 0, 2 * sizeof(unsigned)));
       TRY(cudaEventRecord(e0));
-      alloc_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, size, ptrs.data(), flags.data());
+      alloc_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, size, ptrs.data(), flags.data(), every);
       TRY(cudaGetLastError());
       TRY(cudaEventRecord(e1));
       free_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, ptrs.data(), flags.data() + 1);
@@ -340,7 +340,8 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes)
     }
     std::sort(a.begin(), a.end());
     std::sort(f.begin(), f.end());
-    std::printf(" | %4uB alloc %6.2fG free %6.2fG", size, n / (a[a.size() / 2] * 1e6), n / (f[f.size() / 2] * 1e6));
+    const double ops = static_cast<double>((n + every - 1) / every);
+    std::printf(" | %4uB alloc %6.2fG free %6.2fG", size, ops / (a[a.size() / 2] * 1e6), ops / (f[f.size() / 2] * 1e6));
   }
   std::printf("\n");
   std::fflush(stdout);
@@ -383,9 +384,9 @@ void both(const char* name, const Params& p, double cycles_per_us, Mode mode)
 {
   if (mode == Mode::tput) {
     if (p.lo == p.hi) {
-      tput<Config>(name, p.threads, {p.lo});
+      tput<Config>(name, p.threads, {p.lo}, static_cast<unsigned>(p.launches));
     } else {
-      tput<Config>(name, p.threads, {16, 64, 256, 1024, 4096});
+      tput<Config>(name, p.threads, {16, 64, 256, 1024, 4096}, static_cast<unsigned>(p.launches));
     }
   } else if (mode == Mode::census) {
     census<Config>(name, p.threads, p.lo, p.hi);
@@ -441,11 +442,10 @@ int main(int argc, char** argv)
     std::sort(us.begin(), us.end());
     std::printf("empty     launch us: median %7.1f\n", us[us.size() / 2]);
   }
-  both<One>("one", p, cycles_per_us, mode);
-  both<One1>("one-s1", p, cycles_per_us, mode);
-  both<One4>("one-s4", p, cycles_per_us, mode);
-  both<OneF1>("one-f1", p, cycles_per_us, mode);
-  both<OneF1S1>("one-f1s1", p, cycles_per_us, mode);
+  both<Default>("default", p, cycles_per_us, mode);
+  both<Sequence>("sequence", p, cycles_per_us, mode);
+  both<Scan>("scan", p, cycles_per_us, mode);
+  both<Packed>("packed", p, cycles_per_us, mode);
   both<Paper>("paper", p, cycles_per_us, mode);
   return 0;
 }

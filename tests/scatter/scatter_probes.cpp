@@ -85,8 +85,9 @@ TEST(ScatterSearch, ScanAheadSkipsPagesOfOtherClassesInPassZero)
   EXPECT_EQ(page, std::uint32_t{allocator_t<true>(std::size_t{1} << 20).handle().creation().page_count() / 2 + 5})
     << "the request must land on the only free page";
   EXPECT_EQ(pass1, 0u) << "pass 0 must find the free page";
-  // The sequence page and the fallback walk's first page are tried directly; the scans skip every
-  // other page up to the free one.
+  // Tried directly: at most the class sequence page and the walk's first page (one lane: the walk
+  // starts at eq. (3)'s page, see sequence_min_lanes); the scans skip every other page up to the
+  // free one.
   EXPECT_LE(tries, 3u) << "pages of another class were tried instead of skipped";
   EXPECT_GE(scans, 1u) << "no scan skipped a page";
 }

@@ -97,7 +97,8 @@ TEST(ScatterConfiguration, ClassnameNamesEveryParameter)
 {
   const std::string name = creation::Scatter<>::classname();
   for (const char* part : {"pagesize=", "accessblocksize=", "regionsize=", "wastefactor=", "resetfreedpages=", "k_S=",
-                           "k_mp=", "hash_warp_term=", "hash_spread=", "sequence_fallback=", "scan_ahead=",
+                           "k_mp=", "hash_warp_term=", "hash_spread=", "sequence_fallback=", "sequence_min_lanes=",
+                           "sequence_shared_spots=", "scan_ahead=",
                            "size_classes="}) {
     EXPECT_NE(name.find(part), std::string::npos) << part << " missing in " << name;
   }
@@ -118,7 +119,9 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
   EXPECT_EQ(creation::ScatterConfig::hash_warp_term, 2u);
   EXPECT_EQ(creation::ScatterConfig::hash_spread, 2u);
   EXPECT_EQ(creation::ScatterConfig::sequence_fallback, 2u);
-  EXPECT_TRUE(creation::ScatterConfig::scan_ahead);
+  EXPECT_EQ(creation::ScatterConfig::sequence_min_lanes, 4u);
+  EXPECT_EQ(creation::ScatterConfig::sequence_shared_spots, 16u);
+  EXPECT_FALSE(creation::ScatterConfig::scan_ahead);
   EXPECT_EQ(creation::ScatterConfig::wastefactor, 2u);
   EXPECT_TRUE(creation::ScatterConfig::resetfreedpages);
   EXPECT_EQ(creation::Scatter<NoResetConfig>::pagesize, creation::ScatterConfig::pagesize);

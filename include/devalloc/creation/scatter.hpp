@@ -121,7 +121,17 @@
 /// 1 (default): pass 0 reads the states of a region's pages together and skips those that cannot
 /// serve the request (see ScatterConfig::scan_ahead). 0: every page is tried.
 #ifndef DEVALLOC_SCATTER_SCAN_AHEAD
-#define DEVALLOC_SCATTER_SCAN_AHEAD 1
+#define DEVALLOC_SCATTER_SCAN_AHEAD 0
+#endif
+
+/// hash_warp_term 2: lanes of a warp asking for one class together that take the class sequence;
+/// fewer start at eq. (3)'s page (see ScatterConfig::sequence_min_lanes).
+#ifndef DEVALLOC_SCATTER_SEQUENCE_MIN_LANES
+#define DEVALLOC_SCATTER_SEQUENCE_MIN_LANES 4
+#endif
+/// ... for classes with at least this many chunks per page (ScatterConfig::sequence_shared_spots).
+#ifndef DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS
+#define DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS 16
 #endif
 
 /// Pass 0: re-reads of a page that another worker is opening (hierarchical layouts) before the
@@ -187,6 +197,16 @@ struct ScatterConfig {
   ///   2 (default): after 16 pages of the sequence, the sequence page + mp k_mp: scattered per
   ///      multiprocessor, and the lanes keep the sequence's spread.
   static constexpr std::uint32_t sequence_fallback = DEVALLOC_SCATTER_SEQUENCE_FALLBACK;
+  /// hash_warp_term 2 only: a warp whose lanes ask for one class together in groups of at least
+  /// this many take slots of the class sequence; smaller groups (mixed sizes, divergent callers)
+  /// start at eq. (3)'s page, which the lanes of one multiprocessor share (few pages opened, and
+  /// the slot w x g of the sequence is only consistent across warps when g is). 1: always the
+  /// sequence.
+  static constexpr std::uint32_t sequence_min_lanes = DEVALLOC_SCATTER_SEQUENCE_MIN_LANES;
+  /// ... and only for classes with at least this many chunks per page: a page of a few large
+  /// chunks cannot take a multiprocessor's requests, and its lanes would walk (the paper's
+  /// collapse at 1 and 4 KiB), so those classes always take the sequence.
+  static constexpr std::uint32_t sequence_shared_spots = DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS;
   /// Pass 0 (not in the paper): the walk reads the states of up to 16 pages of a region at once
   /// (independent loads: about one memory latency together) and tries only those that may serve
   /// the request (free, or of an accepted chunk size and not full), instead of one round trip of
@@ -209,6 +229,8 @@ class Scatter {
   static constexpr bool size_classes = Config::size_classes;
   static constexpr std::uint32_t hash_spread = Config::hash_spread;
   static constexpr std::uint32_t sequence_fallback = static_cast<std::uint32_t>(Config::sequence_fallback);
+  static constexpr std::uint32_t sequence_min_lanes = Config::sequence_min_lanes;
+  static constexpr std::uint32_t sequence_shared_spots = Config::sequence_shared_spots;
   static constexpr bool scan_ahead = Config::scan_ahead;
   /// Pages whose states one pass-0 scan reads (scan_ahead).
   static constexpr std::uint32_t scan_width = 16;
@@ -230,6 +252,9 @@ class Scatter {
                                      "sequence); change Config::hash_warp_term or -DDEVALLOC_SCATTER_HASH_WARP_TERM");
   static_assert(sequence_fallback <= 2, "Scatter: sequence_fallback must be 0, 1 or 2; change "
                                         "Config::sequence_fallback or -DDEVALLOC_SCATTER_SEQUENCE_FALLBACK");
+  static_assert(sequence_min_lanes >= 1 && sequence_min_lanes <= 33,
+                "Scatter: sequence_min_lanes must be between 1 (always the sequence) and 33 (never); change "
+                "Config::sequence_min_lanes or -DDEVALLOC_SCATTER_SEQUENCE_MIN_LANES");
   static_assert(hash_spread >= 1 && hash_spread <= 32, "Scatter: hash_spread must be between 1 and 32; change "
                                                         "Config::hash_spread or -DDEVALLOC_SCATTER_HASH_SPREAD");
 
@@ -427,7 +452,9 @@ class Scatter {
            ", resetfreedpages=" + std::to_string(resetfreedpages ? 1 : 0) +
            ", k_S=" + std::to_string(Config::hash_k_size) + ", k_mp=" + std::to_string(Config::hash_k_mp) +
            ", hash_warp_term=" + std::to_string(hash_warp_term) + ", hash_spread=" + std::to_string(hash_spread) +
-           ", sequence_fallback=" + std::to_string(sequence_fallback) + ", scan_ahead=" + std::to_string(scan_ahead ? 1 : 0) +
+           ", sequence_fallback=" + std::to_string(sequence_fallback) +
+           ", sequence_min_lanes=" + std::to_string(sequence_min_lanes) +
+           ", sequence_shared_spots=" + std::to_string(sequence_shared_spots) + ", scan_ahead=" + std::to_string(scan_ahead ? 1 : 0) +
            ", size_classes=" + std::to_string(size_classes ? 1 : 0) + ">";
   }
 
@@ -844,14 +871,17 @@ class Scatter {
       // consecutive slots of the class' page sequence; slot x spread / chunks per page is the page
       // offset.
       const std::uint32_t group = detail::match_any(detail::active_mask(), cls);
-      const std::uint64_t slot = static_cast<std::uint64_t>(detail::warp_id()) * detail::popcount(group) +
-                                 detail::rank_in(group);
+      const std::uint32_t lanes = detail::popcount(group);
+      const std::uint64_t slot = static_cast<std::uint64_t>(detail::warp_id()) * lanes + detail::rank_in(group);
       // No mp term in the sequence: with it, every multiprocessor's warps would open their own
       // pages of each class again (measured on an H200: 5276 nullptr in the census test; 4 KiB
       // pages collide at random and collapse at 2^20 threads). The lanes of a warp that meet at
       // one page are served together (try_page_group), so no lane is displaced by a lost open CAS.
       hash = static_cast<std::uint64_t>(cls) * Config::hash_k_size + slot * hash_spread / fresh.spots;
-      if constexpr (sequence_fallback != 0) {
+      if (lanes < sequence_min_lanes && fresh.spots >= sequence_shared_spots) {
+        // A small group: eq. (3)'s page (see ScatterConfig::sequence_min_lanes).
+        hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0);
+      } else if constexpr (sequence_fallback != 0) {
         // The walk itself starts elsewhere (see ScatterConfig::sequence_fallback).
         sequence = hash;
         hash = sequence_fallback == 1u
@@ -974,10 +1004,9 @@ DEVALLOC_UNROLL
     for (std::uint32_t j = 0; j < scan_width; ++j) {
       const std::uint32_t c = chunk_of(seen[j]);
       const std::uint32_t count = count_of(seen[j]);
-      // Room: our class' chunk count, a flat page's min(pagesize / c, 32); a hierarchical page of
-      // another accepted size is kept whatever its count (try_page checks it).
-      const std::uint32_t spots = c == cls ? fresh.spots : c > hierarchy_threshold ? flat_spots(c) : lock_count;
-      const bool ok = seen[j] == 0 || (accepts(c, size) && (count < spots || count >= lock_count));
+      // A page of another accepted chunk size is kept whatever its count (try_page checks it):
+      // computing its chunk count here made the scan slower than the tries it saves (H200).
+      const bool ok = seen[j] == 0 || (accepts(c, size) && (c != cls || count < fresh.spots || count >= lock_count));
       may |= static_cast<std::uint32_t>(ok) << j;
     }
     if (may != detail::low_bits(n)) { DEVALLOC_PROBE(scan_skip); }
