@@ -3,7 +3,10 @@
 # runs the whole test suite on the GPU (CTest label "gpu"), optionally compute-sanitizer on a
 # representative kernel set, and the benchmark; writes every log to $OUT (default ./out).
 #
-#   DEVALLOC_COMMIT=<hash> bash scripts/gpu-run.sh [--sanitize] [--bench "<devalloc-bench args>"]
+#   DEVALLOC_COMMIT=<hash> bash scripts/gpu-run.sh [--sanitize] [--diag] [--bench "<devalloc-bench args>"]
+#
+# --diag also runs bench/diag/scatter_probe (Scatter's probability test per configuration, with
+# per-thread latencies; docs/scatter.md, Performance notes) into scatter-probe.log.
 #
 # GoogleTest: taken from the system, else from ./.gtest (a copy of /usr/src/googletest carried to
 # machines without it), else from /usr/src/googletest.
@@ -12,13 +15,15 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 sanitize=0
+diag=0
 bench_args="--quick"
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) sanitize=1 ;;
+    --diag) diag=1 ;;
     --bench) bench_args="$2"; shift ;;
     --no-bench) bench_args="" ;;
-    *) echo "usage: $0 [--sanitize] [--bench \"ARGS\"] [--no-bench]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--sanitize] [--diag] [--bench \"ARGS\"] [--no-bench]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -60,6 +65,14 @@ if [ "$sanitize" = 1 ]; then
     echo "$tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | sort | uniq -c | tr -s ' ')" | tee -a "$log"
     [ $rc = 0 ] || status=1
   done
+fi
+
+if [ "$diag" = 1 ]; then
+  step "Scatter probability test per configuration (bench/diag/scatter_probe)"
+  probe=build-gpu/bench/devalloc-scatter-probe
+  { $probe && $probe 65536 20 3 16 64 && $probe 65536 20 3 256 256 && $probe tput 1048576 1 && $probe tput 1048576 32 \
+      && $probe census 16384 1 2 4 1500; } >"$OUT/scatter-probe.log" 2>&1 || status=1
+  grep -E "^[A-Za-z].*(launch us|census|G free)|^NVIDIA" "$OUT/scatter-probe.log" | tee -a "$log"
 fi
 
 if [ -n "$bench_args" ] && [ -x bench/devalloc-bench ]; then
