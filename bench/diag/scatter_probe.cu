@@ -59,6 +59,9 @@ struct Default : ScatterConfig {};
 struct Sequence : ScatterConfig {  // every group on the class sequence
   static constexpr std::uint32_t sequence_min_lanes = 1;
 };
+struct Fallback2 : ScatterConfig {  // overflow walks on from the sequence page + mp k_mp
+  static constexpr std::uint32_t sequence_fallback = 2;
+};
 struct Scan : ScatterConfig {
   static constexpr bool scan_ahead = true;
 };
@@ -444,6 +447,7 @@ int main(int argc, char** argv)
   }
   both<Default>("default", p, cycles_per_us, mode);
   both<Sequence>("sequence", p, cycles_per_us, mode);
+  both<Fallback2>("fallbk2", p, cycles_per_us, mode);
   both<Scan>("scan", p, cycles_per_us, mode);
   both<Packed>("packed", p, cycles_per_us, mode);
   both<Paper>("paper", p, cycles_per_us, mode);

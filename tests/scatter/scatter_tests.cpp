@@ -118,7 +118,7 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
   EXPECT_EQ(creation::ScatterConfig::regionsize, 16u);
   EXPECT_EQ(creation::ScatterConfig::hash_warp_term, 2u);
   EXPECT_EQ(creation::ScatterConfig::hash_spread, 2u);
-  EXPECT_EQ(creation::ScatterConfig::sequence_fallback, 2u);
+  EXPECT_EQ(creation::ScatterConfig::sequence_fallback, 0u);
   EXPECT_EQ(creation::ScatterConfig::sequence_min_lanes, 4u);
   EXPECT_EQ(creation::ScatterConfig::sequence_shared_spots, 16u);
   EXPECT_FALSE(creation::ScatterConfig::scan_ahead);
@@ -259,7 +259,7 @@ struct configuration_names {
 TYPED_TEST_SUITE(ScatterEach, all_configurations, configuration_names);
 
 template <class A>
-void expect_clean(const live_allocations_result& r, const A& allocator, const char* scenario)
+void expect_clean(const live_allocations_result& r, const A& allocator, const std::string& scenario)
 {
   EXPECT_EQ(r.returned_null, 0u) << scenario;
   EXPECT_EQ(r.overlaps, 0u) << scenario;
@@ -572,11 +572,11 @@ void expect_alignment()
   A allocator(scale::heap);
   const auto r = live_allocations(allocator, scale::workers, 4, mixed_size{1500}, all_workers{}, opts(), N);
   EXPECT_EQ(r.misaligned, 0u) << "Shrink<" << N << ">";
-  expect_clean(r, allocator, "alignment");
+  expect_clean(r, allocator, "alignment, Shrink<" + std::to_string(N) + ">");
   S simd(scale::heap);
   const auto s = live_allocations(simd, scale::workers, 4, mixed_size{200}, all_workers{}, opts(), N);
   EXPECT_EQ(s.misaligned, 0u) << "XMallocSIMD + Shrink<" << N << ">";
-  expect_clean(s, simd, "alignment (XMallocSIMD)");
+  expect_clean(s, simd, "alignment (XMallocSIMD), Shrink<" + std::to_string(N) + ">");
 }
 
 TEST(ScatterFailureClasses, PointersKeepTheirAlignment)
