@@ -59,6 +59,9 @@ struct Default : ScatterConfig {};
 struct Sequence : ScatterConfig {  // every group on the class sequence
   static constexpr std::uint32_t sequence_min_lanes = 1;
 };
+struct Spread1 : ScatterConfig {
+  static constexpr std::uint32_t hash_spread = 1;
+};
 struct Fallback2 : ScatterConfig {  // overflow walks on from the sequence page + mp k_mp
   static constexpr std::uint32_t sequence_fallback = 2;
 };
@@ -77,10 +80,20 @@ struct Paper : ScatterConfig {  // eq. (3) hash, exact chunk sizes, the paper's 
   static constexpr bool size_classes = false;
 };
 
+template <class Config, class Distribution = devalloc::distribution::Noop>
+using heap_of = devalloc::Allocator<devalloc::creation::Scatter<Config>, Distribution, devalloc::oom::ReturnNull,
+                                    devalloc::reserve_pool::CudaMalloc, devalloc::alignment::Shrink<16>>;
+/// Marks a configuration to be run with XMallocSIMD (thesis §4.3.3) instead of Noop.
 template <class Config>
-using heap_of = devalloc::Allocator<devalloc::creation::Scatter<Config>, devalloc::distribution::Noop,
-                                    devalloc::oom::ReturnNull, devalloc::reserve_pool::CudaMalloc,
-                                    devalloc::alignment::Shrink<16>>;
+struct Simd : Config {};
+template <class Config>
+struct heap_for {
+  using type = heap_of<Config>;
+};
+template <class Config>
+struct heap_for<Simd<Config>> {
+  using type = heap_of<Config, devalloc::distribution::XMallocSIMD<>>;
+};
 
 __host__ __device__ u64 mix(u64 x)
 {
@@ -151,7 +164,7 @@ double pct(std::vector<long long> v, double q)
 template <class Config>
 void run(const char* name, const Params& p, double cycles_per_us)
 {
-  using H = heap_of<Config>;
+  using H = typename heap_for<Config>::type;
   const std::size_t heap_bytes = std::size_t{128} << 20;  // what devalloc-bench gives this test at 2^16 threads
   const unsigned n = p.threads;
   devalloc::buffer<void*> state(n);
@@ -286,7 +299,7 @@ __global__ void free_kernel(H heap, unsigned n, void** in, unsigned* bad)
 template <class Config>
 void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsigned every)
 {
-  using H = heap_of<Config>;
+  using H = typename heap_for<Config>::type;
   std::printf("%-9s", name);
   devalloc::buffer<void*> ptrs(n);
   devalloc::buffer<unsigned> flags(2);
@@ -370,7 +383,7 @@ __global__ void census_kernel(H heap, unsigned n, unsigned lo, unsigned hi, void
 template <class Config>
 void census(const char* name, unsigned n, unsigned lo, unsigned hi)
 {
-  using H = heap_of<Config>;
+  using H = typename heap_for<Config>::type;
   H heap(std::size_t{64} << 20);
   devalloc::buffer<void*> ptrs(4 * static_cast<std::size_t>(n));
   devalloc::buffer<unsigned> failed(1);
@@ -446,6 +459,9 @@ int main(int argc, char** argv)
     std::printf("empty     launch us: median %7.1f\n", us[us.size() / 2]);
   }
   both<Default>("default", p, cycles_per_us, mode);
+  both<Simd<Default>>("simd", p, cycles_per_us, mode);
+  both<Simd<Spread1>>("simd-s1", p, cycles_per_us, mode);
+  both<Simd<Packed>>("simd-packed", p, cycles_per_us, mode);
   both<Sequence>("sequence", p, cycles_per_us, mode);
   both<Fallback2>("fallbk2", p, cycles_per_us, mode);
   both<Scan>("scan", p, cycles_per_us, mode);
