@@ -51,6 +51,14 @@ struct PaperBlocksConfig : creation::ScatterConfig {  // the paper's and thesis'
 struct PaperHashConfig : creation::ScatterConfig {
   static constexpr bool hash_warp_term = false;
 };
+/// The search's other paths: every group on the class sequence (a CPU worker is a group of one
+/// lane, which the default sends to eq. (3)'s page for classes of >= 16 chunks), overflow walking
+/// on from the sequence page + mp k_mp after 16 sequence pages, and pass 0's scan of page states.
+struct SequenceScanConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t sequence_min_lanes = 1;
+  static constexpr std::uint32_t sequence_fallback = 2;
+  static constexpr bool scan_ahead = true;
+};
 
 template <class Config, class Distribution = distribution::Noop, class Alignment = alignment::Shrink<16>>
 using scatter_allocator =
@@ -62,6 +70,7 @@ using NoReset = scatter_allocator<NoResetConfig>;
 using SmallBlocks = scatter_allocator<SmallBlocksConfig>;
 using Page1KSimd = scatter_allocator<Page1KConfig, distribution::XMallocSIMD<Simd1KConfig>>;
 using PaperHash = scatter_allocator<PaperHashConfig>;
+using SequenceScan = scatter_allocator<SequenceScanConfig>;
 
 /// Three sizes of three classes in turn (hierarchical, flat, whole page).
 struct two_sizes {
@@ -247,12 +256,13 @@ TEST(ScatterGeometry, TooSmallHeapThrowsAndTheSmallestHeapWorks)
 template <class A>
 class ScatterEach : public ::testing::Test {};
 
-using all_configurations = ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, PaperHash>;
+using all_configurations =
+  ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, PaperHash, SequenceScan>;
 struct configuration_names {
   template <class A>
   static std::string GetName(int i)
   {
-    const char* names[] = {"Default", "DefaultSimd", "NoReset", "SmallBlocks", "Page1KSimd", "PaperHash"};
+    const char* names[] = {"Default", "DefaultSimd", "NoReset", "SmallBlocks", "Page1KSimd", "PaperHash", "SequenceScan"};
     return names[i];
   }
 };
