@@ -4,7 +4,7 @@
 // and freeing with p 0.75 when it holds something, 20 launches, 16-256 B) is latency bound: every
 // thread is resident at once, so a launch lasts as long as its slowest thread. This tool runs that
 // sequence and reports, per Scatter configuration, the launch time (CUDA events), each thread's
-// alloc and free time (clock64), and — in the build with DIAG_PROBE=1 — each thread's counts of
+// alloc and free time (cycles_now: clock64), and — in the build with DIAG_PROBE=1 — each thread's counts of
 // the allocator's inner events (detail/probe.hpp), so the slowest threads can be explained.
 //
 //   devalloc-scatter-probe[-counts] [threads=65536] [launches=20] [reps=3] [lo=16] [hi=256]
@@ -29,6 +29,8 @@ __device__ void diag_probe(unsigned event);
 #define DEVALLOC_PROBE(e) diag_probe(::devalloc::detail::probe::e)
 
 #include <devalloc/devalloc.hpp>
+
+#include "common.hpp"
 
 namespace {
 
@@ -95,13 +97,12 @@ struct heap_for<Simd<Config>> {
   using type = heap_of<Config, devalloc::distribution::XMallocSIMD<>>;
 };
 
-__host__ __device__ u64 mix(u64 x)
-{
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+// The benchmark's random numbers and cycle counter (bench/src/common.hpp).
+using devalloc_bench::cycles_now;
+using devalloc_bench::cycles_since;
+using devalloc_bench::hash3;
+using devalloc_bench::unit_real;
+using devalloc_bench::uniform_size;
 
 struct Params {
   unsigned threads = 1u << 16;
@@ -117,18 +118,17 @@ __global__ void prob_kernel(H heap, Params p, void** state, unsigned* size_of, l
 {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= p.threads) { return; }
-  const u64 h = mix(seed ^ mix(static_cast<u64>(launch) ^ mix(i)));
-  const double u = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+  const auto h = hash3(seed, static_cast<u64>(launch), i);
+  const double u = unit_real(h);
   void* q = state[i];
   op[i] = 0;
   cycles[i] = 0;
   if (q == nullptr) {
     if (u < 0.75) {
-      const unsigned s = p.lo + static_cast<unsigned>(mix(h) % (p.hi - p.lo + 1));
-      const long long t0 = clock64();
+      const auto s = static_cast<unsigned>(uniform_size(hash3(h, 1, 0), p.lo, p.hi));
+      const auto t0 = cycles_now();
       void* r = heap.alloc(s);
-      const long long t1 = clock64();
-      cycles[i] = t1 - t0;
+      cycles[i] = static_cast<long long>(cycles_since(t0));
       size_of[i] = s;
       op[i] = r == nullptr ? 2 : 1;
       if (r != nullptr) {
@@ -138,10 +138,9 @@ __global__ void prob_kernel(H heap, Params p, void** state, unsigned* size_of, l
     }
   } else if (u < 0.75) {
     if (*static_cast<unsigned*>(q) != i) { atomicAdd(bad, 1u); }
-    const long long t0 = clock64();
+    const auto t0 = cycles_now();
     heap.dealloc(q);
-    const long long t1 = clock64();
-    cycles[i] = t1 - t0;
+    cycles[i] = static_cast<long long>(cycles_since(t0));
     op[i] = 3;
     state[i] = nullptr;
   }
@@ -372,7 +371,7 @@ __global__ void census_kernel(H heap, unsigned n, unsigned lo, unsigned hi, void
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) { return; }
   for (unsigned k = 0; k < 4; ++k) {
-    const unsigned size = lo + static_cast<unsigned>(mix(mix(i) ^ k) % (hi - lo + 1));
+    const auto size = static_cast<unsigned>(uniform_size(hash3(i, k, 0x5EED), lo, hi));
     void* p = heap.alloc(size);
     if (p == nullptr) { atomicAdd(failed, 1u); }
     out[4 * i + k] = p;

@@ -211,6 +211,14 @@ DEVALLOC_DEVICE inline u64 cycles_now()
 #endif
 }
 
+/// Cycles since `t0` (a cycles_now() value) for an operation that just ended; at least 1, so a
+/// measured operation never reads as 0 ("not measured").
+DEVALLOC_DEVICE inline u64 cycles_since(u64 t0)
+{
+  const u64 t1 = cycles_now();
+  return t1 > t0 ? t1 - t0 : 1;
+}
+
 inline const char* cycle_source()
 {
 #if DEVALLOC_BACKEND_CUDA
@@ -324,6 +332,13 @@ struct Deadline {
   }
   /// Counts units of work skipped because of the deadline.
   DEVALLOC_DEVICE void skip(u64 n = 1) const { count_add(state->skipped, n); }
+  /// passed(), and if so counts the `n` units of work the caller now skips: `if (dl.stop()) return;`.
+  DEVALLOC_DEVICE bool stop(u64 n = 1) const
+  {
+    if (!passed()) { return false; }
+    skip(n);
+    return true;
+  }
 };
 
 /// Functors with a Deadline member named `dl` get their deadline set at launch.

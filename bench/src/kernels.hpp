@@ -41,10 +41,7 @@ struct FillKernel {
   {
     u32 n = 0;
     for (; n < per; ++n) {
-      if (dl.passed()) {
-        dl.skip();
-        break;
-      }
+      if (dl.stop()) { break; }
       const std::size_t s = sizes.at(i, n);
       void* p = heap.alloc(s);
       if (p == nullptr) {
@@ -206,10 +203,7 @@ struct ProbKernel {
   {
     if (i % every != 0) { return; }
     const std::size_t a = i / every;
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
+    if (dl.stop()) { return; }
     const u64 h = hash3(seed, launch, a);
     void* p = state[a];
     if (p == nullptr) {
@@ -325,10 +319,7 @@ struct AdKernel {
   DEVALLOC_DEVICE void operator()(std::size_t i) const
   {
     if (i % every != 0) { return; }
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
+    if (dl.stop()) { return; }
     void* p = heap.alloc(bytes);
     if (p == nullptr) {
       count_add(ctr->failures);

@@ -27,15 +27,13 @@ struct FdgAlloc {
   {
     u64 total = 0;
     for (u32 k = 0; k < count; ++k) {
-      if (dl.passed()) {
-        dl.skip(count - k);
+      if (dl.stop(count - k)) {
         for (; k < count; ++k) { slots[i * count + k] = nullptr; }
         break;
       }
       const u64 t0 = cycles_now();
       void* p = heap.alloc(bytes);
-      const u64 t1 = cycles_now();
-      total += t1 > t0 ? t1 - t0 : 1;
+      total += cycles_since(t0);
       slots[i * count + k] = p;
       if (p == nullptr) {
         count_add(ctr->failures);

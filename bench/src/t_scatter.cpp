@@ -46,10 +46,7 @@ struct OpsStep {
       access_cycles[i] = 0;
       access_words[i] = 0;
     }
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
+    if (dl.stop()) { return; }
     const u64 h = hash3(seed, launch, i);
     u32 n = counts[i];
     void** my = slots + i * K;
@@ -60,8 +57,7 @@ struct OpsStep {
         const std::size_t s = sizes.at(i, (static_cast<std::size_t>(launch) << 8) + n);
         const u64 t0 = cycles_now();
         void* p = heap.alloc(s);
-        const u64 t1 = cycles_now();
-        alloc_cycles[i] = t1 > t0 ? t1 - t0 : 1;
+        alloc_cycles[i] = cycles_since(t0);
         if (p != nullptr) {
           if (misaligned<H::alignment>(p)) { count_add(ctr->verify_errors); }
           const u32 tag = make_tag(h, n);
@@ -83,8 +79,7 @@ struct OpsStep {
       if (!stamp_ok(p, my_len[j], my_tag[j])) { count_add(ctr->verify_errors); }
       const u64 t0 = cycles_now();
       heap.dealloc(p);
-      const u64 t1 = cycles_now();
-      free_cycles[i] = t1 > t0 ? t1 - t0 : 1;
+      free_cycles[i] = cycles_since(t0);
       --n;
       my[j] = my[n];
       my_len[j] = my_len[n];
@@ -107,8 +102,7 @@ struct OpsStep {
           words += s;
         }
       }
-      const u64 t1 = cycles_now();
-      access_cycles[i] = t1 > t0 ? t1 - t0 : 1;
+      access_cycles[i] = cycles_since(t0);
       access_words[i] = words;
       sink[i] = sum;
     }
@@ -136,10 +130,7 @@ struct OpsPrefill {
     const u32 want = static_cast<u32>(h % K);
     u32 n = 0;
     for (u32 k = 0; k < want; ++k) {
-      if (dl.passed()) {
-        dl.skip();
-        break;
-      }
+      if (dl.stop()) { break; }
       const std::size_t s = sizes.at(i, (std::size_t{1} << 40) + k);
       void* p = heap.alloc(s);
       if (p == nullptr) {
@@ -564,10 +555,7 @@ struct TemporalStep {
   DEVALLOC_DEVICE void operator()(std::size_t i) const
   {
     alloc_cycles[i] = 0;
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
+    if (dl.stop()) { return; }
     const u64 h = hash3(seed, launch, i);
     if (unit_real(h) >= p_alloc) { return; }
     const u32 n = counts[i];
@@ -578,8 +566,7 @@ struct TemporalStep {
     const std::size_t s = sizes.at(i, launch);
     const u64 t0 = cycles_now();
     void* p = heap.alloc(s);
-    const u64 t1 = cycles_now();
-    alloc_cycles[i] = t1 > t0 ? t1 - t0 : 1;
+    alloc_cycles[i] = cycles_since(t0);
     if (p == nullptr) {
       count_add(ctr->failures);
       return;

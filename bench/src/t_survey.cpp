@@ -27,10 +27,7 @@ struct OneAlloc {
   DEVALLOC_DEVICE void operator()(std::size_t i) const
   {
     ptrs[i] = nullptr;
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
+    if (dl.stop()) { return; }
     const std::size_t s = sizes.at(i, 0);
     void* p = heap.alloc(s);
     if (p == nullptr) {

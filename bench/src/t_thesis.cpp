@@ -27,10 +27,7 @@ struct ThesisAlloc {
   DEVALLOC_DEVICE void operator()(std::size_t i) const
   {
     cycles[i] = 0;
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
+    if (dl.stop()) { return; }
     const u32 n = counts[i];
     if (n >= K) {
       count_add(ctr->slot_full);
@@ -38,8 +35,7 @@ struct ThesisAlloc {
     }
     const u64 t0 = cycles_now();
     void* p = heap.alloc(size);
-    const u64 t1 = cycles_now();
-    cycles[i] = t1 > t0 ? t1 - t0 : 1;
+    cycles[i] = cycles_since(t0);
     if (p == nullptr) {
       count_add(ctr->failures);
       return;
@@ -64,18 +60,14 @@ struct ThesisFree {
   DEVALLOC_DEVICE void operator()(std::size_t i) const
   {
     cycles[i] = 0;
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
+    if (dl.stop()) { return; }
     const u32 n = counts[i];
     if (n == 0) { return; }
     void* p = slots[i * K + n - 1];
     if (!stamp_ok(p, size, make_tag(i, n - 1))) { count_add(ctr->verify_errors); }
     const u64 t0 = cycles_now();
     heap.dealloc(p);
-    const u64 t1 = cycles_now();
-    cycles[i] = t1 > t0 ? t1 - t0 : 1;
+    cycles[i] = cycles_since(t0);
     counts[i] = n - 1;
   }
 };
@@ -97,10 +89,7 @@ struct ThesisPrefill {
     const u32 want = static_cast<u32>(hash3(seed, 0xBEEFull, i) % K);
     u32 n = 0;
     for (; n < want; ++n) {
-      if (dl.passed()) {
-        dl.skip();
-        break;
-      }
+      if (dl.stop()) { break; }
       void* p = heap.alloc(size);
       if (p == nullptr) {
         count_add(ctr->failures);

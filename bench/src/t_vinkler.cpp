@@ -39,8 +39,7 @@ struct AcdKernel {
     const std::size_t a = i / every;
     void** mine = scratch + a * iterations;
     for (u32 k = 0; k < iterations; ++k) {
-      if (dl.passed()) {
-        dl.skip(iterations - k);
+      if (dl.stop(iterations - k)) {
         for (; k < iterations; ++k) { mine[k] = nullptr; }
         break;
       }

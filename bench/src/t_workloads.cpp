@@ -32,14 +32,10 @@ struct WorkloadKernel {
     free_cycles[i] = 0;
     work_start_ns[i] = ~0ull;
     work_end_ns[i] = 0;
-    if (dl.passed()) {
-      dl.skip();
-      return;
-    }
+    if (dl.stop()) { return; }
     const u64 t0 = cycles_now();
     float* data = static_cast<float*>(heap.alloc(n * sizeof(float)));
-    const u64 t1 = cycles_now();
-    malloc_cycles[i] = t1 > t0 ? t1 - t0 : 1;
+    malloc_cycles[i] = cycles_since(t0);
     if (data == nullptr) {
       count_add(ctr->failures);
       return;
