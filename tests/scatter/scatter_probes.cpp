@@ -44,11 +44,18 @@ using allocator_t =
 
 unsigned long long seen(probe::event e) { return probe_testing::events[e].load(); }
 
-/// Every page holds one 2048-byte chunk of two (not full, and a class a 16-byte request does not
-/// accept), except one page that is free. Returns the probe counts of one 16-byte allocation.
+/// What one 16-byte request did on a heap where every page holds one 2048-byte chunk of two (not
+/// full, and a class a 16-byte request does not accept) except one free page.
+struct small_request {
+  std::uint32_t page = ~0u;       ///< page the request landed on (~0u: nullptr)
+  std::uint32_t free_page = 0;    ///< the only free page
+  unsigned long long tries = 0;   ///< probe::page_try
+  unsigned long long pass1 = 0;   ///< probe::pass1
+  unsigned long long scans = 0;   ///< probe::scan_skip
+};
+
 template <bool Scan>
-std::uint32_t half_filled_heap_then_small_request(unsigned long long& page_tries, unsigned long long& pass1,
-                                                  unsigned long long& scans)
+small_request half_filled_heap_then_small_request()
 {
   using A = allocator_t<Scan>;
   A allocator(std::size_t{1} << 20);
@@ -61,45 +68,45 @@ std::uint32_t half_filled_heap_then_small_request(unsigned long long& page_tries
     chunks.push_back(p);
   }
   EXPECT_EQ(chunks.size(), 2u * pages) << "every page takes two 2048-byte chunks";
-  const std::uint32_t free_page = pages / 2 + 5;  // somewhere away from the hashed pages' start
+  small_request r;
+  r.free_page = pages / 2 + 5;  // somewhere away from the hashed pages' start
   for (const std::uintptr_t p : chunks) {
     const std::uint32_t page = c.page_of(reinterpret_cast<void*>(p));
     const bool second_half = (p - reinterpret_cast<std::uintptr_t>(c.data_begin())) % A::creation_policy::pagesize != 0;
-    if (page == free_page || second_half) { single_dealloc(allocator, p); }
+    if (page == r.free_page || second_half) { single_dealloc(allocator, p); }
   }
-  EXPECT_EQ(c.page_host(free_page).chunk, 0u) << "the emptied page is reset (resetfreedpages)";
+  EXPECT_EQ(c.page_host(r.free_page).chunk, 0u) << "the emptied page is reset (resetfreedpages)";
   probe_testing::clear();
   const std::uintptr_t small = single_alloc(allocator, 16);
-  page_tries = seen(probe::page_try);
-  pass1 = seen(probe::pass1);
-  scans = seen(probe::scan_skip);
+  r.tries = seen(probe::page_try);
+  r.pass1 = seen(probe::pass1);
+  r.scans = seen(probe::scan_skip);
   EXPECT_NE(small, 0u);
   EXPECT_EQ(c.check_invariants_host(), "");
-  return small == 0 ? ~0u : c.page_of(reinterpret_cast<void*>(small));
+  if (small != 0) { r.page = c.page_of(reinterpret_cast<void*>(small)); }
+  return r;
 }
 
 TEST(ScatterSearch, ScanAheadSkipsPagesOfOtherClassesInPassZero)
 {
-  unsigned long long tries = 0, pass1 = 0, scans = 0;
-  const std::uint32_t page = half_filled_heap_then_small_request<true>(tries, pass1, scans);
-  EXPECT_EQ(page, std::uint32_t{allocator_t<true>(std::size_t{1} << 20).handle().creation().page_count() / 2 + 5})
-    << "the request must land on the only free page";
-  EXPECT_EQ(pass1, 0u) << "pass 0 must find the free page";
+  const small_request r = half_filled_heap_then_small_request<true>();
+  EXPECT_EQ(r.page, r.free_page) << "the request must land on the only free page";
+  EXPECT_EQ(r.pass1, 0u) << "pass 0 must find the free page";
   // Tried directly: at most the class sequence page and the walk's first page (one lane: the walk
   // starts at eq. (3)'s page, see sequence_min_lanes); the scans skip every other page up to the
   // free one.
-  EXPECT_LE(tries, 3u) << "pages of another class were tried instead of skipped";
-  EXPECT_GE(scans, 1u) << "no scan skipped a page";
+  EXPECT_LE(r.tries, 3u) << "pages of another class were tried instead of skipped";
+  EXPECT_GE(r.scans, 1u) << "no scan skipped a page";
 }
 
 TEST(ScatterSearch, WithoutScanAheadTheSamePagesAreTried)
 {
   // The same load without scan_ahead: no scans; pass 0 still finds the free page (by trying pages).
-  unsigned long long tries = 0, pass1 = 0, scans = 0;
-  half_filled_heap_then_small_request<false>(tries, pass1, scans);
-  EXPECT_EQ(pass1, 0u);
-  EXPECT_EQ(scans, 0u);
-  EXPECT_GE(tries, 1u);
+  const small_request r = half_filled_heap_then_small_request<false>();
+  EXPECT_EQ(r.page, r.free_page) << "the request must land on the only free page";
+  EXPECT_EQ(r.pass1, 0u);
+  EXPECT_EQ(r.scans, 0u);
+  EXPECT_GE(r.tries, 1u);
 }
 
 }  // namespace
