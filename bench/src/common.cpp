@@ -906,11 +906,11 @@ std::string self_exe()
 
 void Context::run_children(const std::string& test)
 {
-  std::vector<std::size_t> heaps;
-  for (const auto& rq : child_requests) {
-    if (rq.first == test) { heaps.push_back(rq.second); }
+  std::vector<std::pair<std::size_t, std::vector<Record>>> heaps;  // heap bytes, its delegated cells
+  for (const auto& [key, cells] : child_requests) {
+    if (key.first == test) { heaps.emplace_back(key.second, cells); }
   }
-  for (const std::size_t heap : heaps) { child_requests.erase({test, heap}); }
+  for (const auto& h : heaps) { child_requests.erase({test, h.first}); }
   if (heaps.empty()) { return; }
   std::vector<std::string> names;
   for_each_entry([&](auto e) {
@@ -920,7 +920,9 @@ void Context::run_children(const std::string& test)
   std::string list;
   for (const auto& n : names) { list += (list.empty() ? "" : ",") + n; }
   const std::string exe = self_exe();
-  for (const std::size_t heap : heaps) {
+  for (const auto& request : heaps) {
+    const std::size_t heap = request.first;
+    const std::vector<Record>& cells = request.second;
     auto error_record = [&](const std::string& what) {
       for (const auto& n : names) {
         Record r = base_record(*this, n);
@@ -932,9 +934,9 @@ void Context::run_children(const std::string& test)
     bool over = false;
     for (const auto& n : names) { over = over || budget_exhausted(*this, n, why); }
     if (over) {
-      for (const auto& n : names) {
-        Record r = base_record(*this, n);
-        r.set("heap_bytes", heap).set("status", "skipped_budget").set("note", why);
+      // The child is not started: each delegated cell is recorded as skipped, with its parameters.
+      for (Record r : cells) {
+        r.set("status", "skipped_budget").set("note", why);
         records.push_back(r);
       }
       continue;

@@ -437,8 +437,10 @@ class Context {
   double& pair_spent(const std::string& test, const std::string& allocator) { return pair_spent_[test + "\n" + allocator]; }
   std::map<std::string, std::pair<double, double>> series_last;  // key -> (work, seconds)
 
-  // Child processes for CUDA's process-wide malloc heap: (test, heap bytes) to run after the test.
-  std::set<std::pair<std::string, std::size_t>> child_requests;
+  // Child processes for CUDA's process-wide malloc heap: (test, heap bytes) to run after the test,
+  // with the record (parameters, no result) of every cell delegated to it, so a child that does
+  // not run still leaves one record per cell.
+  std::map<std::pair<std::string, std::size_t>, std::vector<Record>> child_requests;
   void run_children(const std::string& test);
 
   // Progress.
@@ -723,7 +725,7 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
     return;
   }
   if (delegate) {
-    ctx.child_requests.insert({test, spec.strict_heap ? spec.heap_bytes : child_heap_for(spec.heap_bytes)});
+    ctx.child_requests[{test, spec.strict_heap ? spec.heap_bytes : child_heap_for(spec.heap_bytes)}].push_back(out.rec);
     return;
   }
 
