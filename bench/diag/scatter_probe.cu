@@ -58,23 +58,10 @@ namespace {
 
 using devalloc::creation::ScatterConfig;
 struct Default : ScatterConfig {};
-struct Sequence : ScatterConfig {  // every group on the class sequence
-  static constexpr std::uint32_t sequence_min_lanes = 1;
-};
-struct Spread1 : ScatterConfig {
-  static constexpr std::uint32_t hash_spread = 1;
-};
-struct Fallback2 : ScatterConfig {  // overflow walks on from the sequence page + mp k_mp
-  static constexpr std::uint32_t sequence_fallback = 2;
-};
-struct Scan : ScatterConfig {
-  static constexpr bool scan_ahead = true;
-};
-struct Packed : ScatterConfig {  // the defaults of 4722bef (before the diagnosis)
-  static constexpr unsigned long long accessblocksize = 2ull << 30;
-  static constexpr std::uint32_t hash_spread = 1;
-  static constexpr std::uint32_t sequence_fallback = 0;
-  static constexpr std::uint32_t sequence_min_lanes = 1;
+template <std::uint32_t Lanes, std::uint32_t Spread = 2>
+struct MinLanes : ScatterConfig {  // groups of fewer lanes start at eq. (3)'s page
+  static constexpr std::uint32_t sequence_min_lanes = Lanes;
+  static constexpr std::uint32_t hash_spread = Spread;
 };
 struct Paper : ScatterConfig {  // eq. (3) hash, exact chunk sizes, the paper's super blocks
   static constexpr unsigned long long accessblocksize = 2ull << 30;
@@ -175,7 +162,7 @@ void run(const char* name, const Params& p, double cycles_per_us)
   cudaEvent_t e0, e1;
   TRY(cudaEventCreate(&e0));
   TRY(cudaEventCreate(&e1));
-  std::vector<double> launch_us;
+  std::vector<double> launch_us, first_us, rep_mean_us;
   std::vector<long long> alloc_c, free_c, crit;
   std::vector<double> totals(n_events, 0.0);
   struct Worst {
@@ -206,6 +193,11 @@ void run(const char* name, const Params& p, double cycles_per_us)
       TRY(cudaEventElapsedTime(&ms, e0, e1));
       if (rep == 0) { continue; }  // warm-up
       launch_us.push_back(ms * 1e3);
+      if (l == 0) {
+        first_us.push_back(ms * 1e3);
+        rep_mean_us.push_back(0);
+      }
+      rep_mean_us.back() += ms * 1e3 / p.launches;  // devalloc-bench's figure: the mean over a fresh heap's launches
       std::vector<long long> c = cycles.to_host();
       std::vector<unsigned char> o = op.to_host();
       std::vector<unsigned> sz = size_of.to_host();
@@ -246,9 +238,11 @@ void run(const char* name, const Params& p, double cycles_per_us)
   std::vector<double> lu = launch_us;
   std::sort(lu.begin(), lu.end());
   const double launches = static_cast<double>(launch_us.size());
-  std::printf("%-9s launch us: median %7.1f min %7.1f max %7.1f | slowest thread per launch us: median %7.1f max %7.1f\n",
-              name, lu[lu.size() / 2], lu.front(), lu.back(), pct(crit, 0.5) / cycles_per_us,
-              pct(crit, 1.0) / cycles_per_us);
+  std::sort(rep_mean_us.begin(), rep_mean_us.end());
+  std::sort(first_us.begin(), first_us.end());
+  std::printf("%-9s launch us: median %7.1f min %7.1f max %7.1f | mean per rep (median) %7.1f | first launch (median) %7.1f | slowest thread per launch us: median %7.1f max %7.1f\n",
+              name, lu[lu.size() / 2], lu.front(), lu.back(), rep_mean_us[rep_mean_us.size() / 2],
+              first_us[first_us.size() / 2], pct(crit, 0.5) / cycles_per_us, pct(crit, 1.0) / cycles_per_us);
   std::printf("          alloc us: p50 %6.2f p99 %6.2f p99.9 %6.2f max %7.1f (n/launch %.0f, failed %llu) | free us: p50 %6.2f p99 %6.2f max %7.1f (n/launch %.0f)\n",
               pct(alloc_c, 0.5) / cycles_per_us, pct(alloc_c, 0.99) / cycles_per_us, pct(alloc_c, 0.999) / cycles_per_us,
               pct(alloc_c, 1.0) / cycles_per_us, static_cast<double>(alloc_c.size()) / launches, failures,
@@ -458,13 +452,13 @@ int main(int argc, char** argv)
     std::printf("empty     launch us: median %7.1f\n", us[us.size() / 2]);
   }
   both<Default>("default", p, cycles_per_us, mode);
-  both<Simd<Default>>("simd", p, cycles_per_us, mode);
-  both<Simd<Spread1>>("simd-s1", p, cycles_per_us, mode);
-  both<Simd<Packed>>("simd-packed", p, cycles_per_us, mode);
-  both<Sequence>("sequence", p, cycles_per_us, mode);
-  both<Fallback2>("fallbk2", p, cycles_per_us, mode);
-  both<Scan>("scan", p, cycles_per_us, mode);
-  both<Packed>("packed", p, cycles_per_us, mode);
+  both<MinLanes<8>>("min8", p, cycles_per_us, mode);
+  both<MinLanes<12>>("min12", p, cycles_per_us, mode);
+  both<MinLanes<16>>("min16", p, cycles_per_us, mode);
+  both<MinLanes<24>>("min24", p, cycles_per_us, mode);
   both<Paper>("paper", p, cycles_per_us, mode);
+  both<Simd<devalloc::presets::ScatterSimdConfig>>("simd", p, cycles_per_us, mode);
+  both<Simd<MinLanes<16>>>("simd16", p, cycles_per_us, mode);
+  both<Simd<MinLanes<16, 1>>>("simd16s1", p, cycles_per_us, mode);
   return 0;
 }

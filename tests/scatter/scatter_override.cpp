@@ -27,6 +27,7 @@ static_assert(C::sequence_fallback == 1);
 static_assert(C::scan_ahead);
 static_assert(C::sequence_min_lanes == 8);
 static_assert(C::sequence_shared_spots == 2);
+static_assert(!creation::Scatter<>::prefetch_state, "DEVALLOC_SCATTER_PREFETCH_STATE=0");
 static_assert(distribution::XMallocSIMDConfig::pagesize == 1024, "XMallocSIMD follows DEVALLOC_SCATTER_PAGESIZE");
 
 TEST(ScatterOverride, CompileDefinitionsChangeTheDefaults)

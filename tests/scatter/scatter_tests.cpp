@@ -128,7 +128,7 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
   EXPECT_EQ(creation::ScatterConfig::hash_warp_term, 2u);
   EXPECT_EQ(creation::ScatterConfig::hash_spread, 2u);
   EXPECT_EQ(creation::ScatterConfig::sequence_fallback, 0u);
-  EXPECT_EQ(creation::ScatterConfig::sequence_min_lanes, 4u);
+  EXPECT_EQ(creation::ScatterConfig::sequence_min_lanes, 12u);
   EXPECT_EQ(creation::ScatterConfig::sequence_shared_spots, 16u);
   EXPECT_FALSE(creation::ScatterConfig::scan_ahead);
   EXPECT_EQ(creation::ScatterConfig::wastefactor, 2u);

@@ -118,8 +118,8 @@
 #define DEVALLOC_SCATTER_SEQUENCE_FALLBACK 0
 #endif
 
-/// 1 (default): pass 0 reads the states of a region's pages together and skips those that cannot
-/// serve the request (see ScatterConfig::scan_ahead). 0: every page is tried.
+/// 1: pass 0 reads the states of a region's pages together and skips those that cannot serve the
+/// request (see ScatterConfig::scan_ahead). 0 (default): every page is tried.
 #ifndef DEVALLOC_SCATTER_SCAN_AHEAD
 #define DEVALLOC_SCATTER_SCAN_AHEAD 0
 #endif
@@ -127,11 +127,18 @@
 /// hash_warp_term 2: lanes of a warp asking for one class together that take the class sequence;
 /// fewer start at eq. (3)'s page (see ScatterConfig::sequence_min_lanes).
 #ifndef DEVALLOC_SCATTER_SEQUENCE_MIN_LANES
-#define DEVALLOC_SCATTER_SEQUENCE_MIN_LANES 4
+#define DEVALLOC_SCATTER_SEQUENCE_MIN_LANES 12
 #endif
 /// ... for classes with at least this many chunks per page (ScatterConfig::sequence_shared_spots).
 #ifndef DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS
 #define DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS 16
+#endif
+
+/// 1 (default): pass 0 reads the state of the walk's first page together with its region's fill
+/// counter (two independent loads: one memory latency) and hands it to the first try. 0: the try
+/// reads it after the region check.
+#ifndef DEVALLOC_SCATTER_PREFETCH_STATE
+#define DEVALLOC_SCATTER_PREFETCH_STATE 1
 #endif
 
 /// Pass 0: re-reads of a page that another worker is opening (hierarchical layouts) before the
@@ -203,7 +210,11 @@ struct ScatterConfig {
   /// this many take slots of the class sequence; smaller groups (mixed sizes, divergent callers)
   /// start at eq. (3)'s page, which the lanes of one multiprocessor share (few pages opened, and
   /// the slot w x g of the sequence is only consistent across warps when g is). 1: always the
-  /// sequence.
+  /// sequence. Default 12 (H100, docs/scatter.md, Performance notes 6): the threshold must lie
+  /// away from the group sizes that mixed sizes make, because a class whose groups start at both
+  /// places is slow (16-64 B, groups of about 6: 97 us per probability launch with 4, 40 with 12,
+  /// 31 with eq. (3) only), and below the groups of one size in a warp (32, or 16 with every other
+  /// lane: 24 collapsed that case to 3 G allocs/s at 64 B).
   static constexpr std::uint32_t sequence_min_lanes = DEVALLOC_SCATTER_SEQUENCE_MIN_LANES;
   /// ... and only for classes with at least this many chunks per page: a page of a few large
   /// chunks cannot take a multiprocessor's requests, and its lanes would walk (the paper's
@@ -456,7 +467,8 @@ class Scatter {
            ", hash_warp_term=" + std::to_string(hash_warp_term) + ", hash_spread=" + std::to_string(hash_spread) +
            ", sequence_fallback=" + std::to_string(sequence_fallback) +
            ", sequence_min_lanes=" + std::to_string(sequence_min_lanes) +
-           ", sequence_shared_spots=" + std::to_string(sequence_shared_spots) + ", scan_ahead=" + std::to_string(scan_ahead ? 1 : 0) +
+           ", sequence_shared_spots=" + std::to_string(sequence_shared_spots) +
+           ", scan_ahead=" + std::to_string(scan_ahead ? 1 : 0) +
            ", size_classes=" + std::to_string(size_classes ? 1 : 0) + ">";
   }
 
@@ -738,6 +750,8 @@ class Scatter {
   /// Pass 0: how often a page that another worker is opening (LOCK, hierarchical layouts) is
   /// re-read before the search walks on.
   static constexpr std::uint32_t open_wait_reads = DEVALLOC_SCATTER_OPEN_WAIT_READS;
+  /// Pass 0: the walk's first page state is read together with its region counter.
+  static constexpr bool prefetch_state = DEVALLOC_SCATTER_PREFETCH_STATE != 0;
 
  private:
   DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pack(std::uint32_t chunk, std::uint32_t count) noexcept
@@ -747,6 +761,8 @@ class Scatter {
   static constexpr std::uint64_t large_state = (static_cast<std::uint64_t>(large_chunk) << 32) | lock_count;
   static constexpr std::uint32_t no_conflict = 0xFFFFFFFFu;
   static constexpr std::uint64_t no_hash = ~std::uint64_t{0};
+  /// No state read yet (never a page state: no count reaches 2^32 - 1).
+  static constexpr std::uint64_t no_state = ~std::uint64_t{0};
 
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t chunk_of(std::uint64_t state) noexcept
   {
@@ -946,6 +962,13 @@ class Scatter {
     std::uint32_t pos = static_cast<std::uint32_t>(hash % n);
     const std::uint32_t walk = limit < n ? limit : n;  // pages to look at
     std::uint32_t left = walk;
+    // prefetch_state: the first page's state, loaded before (and independently of) its region's
+    // counter, so both cost one memory latency; the first try uses it instead of reading again.
+    // It may be stale by the time it is used, as any relaxed read may: the try's atomics decide.
+    std::uint64_t hint = no_state;
+    if constexpr (prefetch_state) {
+      if (!exhaustive && walk > 0) { hint = load_state(states_, first + pos); }
+    }
     while (left > 0) {
       const std::uint32_t page = first + pos;
       const std::uint32_t region = page / region_pages_;
@@ -976,9 +999,11 @@ class Scatter {
               k += detail::lowest_bit(rest);
             }
           }
-          if (void* p = try_page(page + k, size, fresh, cls, exhaustive)) { return p; }
+          if (void* p = try_page(page + k, size, fresh, cls, exhaustive, hint)) { return p; }
+          hint = no_state;
         }
       } else {
+        hint = no_state;  // the first page is not tried
         DEVALLOC_PROBE(region_skip);
         // Every region of the block is over the threshold: the rest of this walk would skip them
         // all (an exact shortcut of the paper's walk; without it, thousands of workers that started
@@ -1017,9 +1042,9 @@ DEVALLOC_UNROLL
 
   /// §6.1 alloc lines 8-27 for one page: use it if its chunk size fits, open it if it is free.
   DEVALLOC_DEVICE void* try_page(std::uint32_t page, std::uint32_t size, const page_layout& fresh, std::uint32_t cls,
-                                 bool exhaustive) const noexcept
+                                 bool exhaustive, std::uint64_t hint = no_state) const noexcept
   {
-    if (!exhaustive) { return try_page_group(page, size, fresh, cls); }
+    if (!exhaustive) { return try_page_group(page, size, fresh, cls, hint); }
     detail::device_atomic<std::uint64_t> state(states_[page]);
     std::uint64_t seen = state.load(detail::memory_order_relaxed);
     if (seen == 0) {
@@ -1042,7 +1067,7 @@ DEVALLOC_UNROLL
   /// from its own reservation index. Lanes left without a reservation go on searching alone.
   /// The only wait is __syncwarp(peers) for the leader, who never waits for anyone.
   DEVALLOC_DEVICE void* try_page_group(std::uint32_t page, std::uint32_t size, const page_layout& fresh,
-                                       std::uint32_t cls) const noexcept
+                                       std::uint32_t cls, std::uint64_t hint = no_state) const noexcept
   {
     DEVALLOC_PROBE(page_try);
     const std::uint32_t peers =
@@ -1054,7 +1079,8 @@ DEVALLOC_UNROLL
     if (rank == 0) {
       const std::uint32_t k = detail::popcount(peers);
       detail::device_atomic<std::uint64_t> state(states_[page]);
-      std::uint64_t seen = state.load(detail::memory_order_relaxed);
+      // The state read with the region counter (prefetch_state), or a fresh read.
+      std::uint64_t seen = hint != no_state ? hint : state.load(detail::memory_order_relaxed);
       // A page of a size we accept that another warp is opening (LOCK; hierarchical layouts
       // only): re-read it a bounded number of times instead of walking on. Walking on displaced
       // this group into the next page's warps, and those into the next (a cascade through the
