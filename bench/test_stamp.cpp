@@ -1,0 +1,40 @@
+// bench/test_stamp.cpp — the bench's verification (stamp / stamp_ok, bench/src/common.hpp) catches
+// what it is there to catch: a byte of the head or of the tail overwritten, another allocation's
+// tag. CPU backend; CTest: cpu:bench_stamp_detects_corruption.
+#include <cstdio>
+#include <vector>
+
+#include "common.hpp"
+
+int main()
+{
+  using namespace devalloc_bench;
+  int failures = 0;
+  auto expect = [&](bool ok, const char* what, std::size_t bytes, std::size_t at) {
+    if (!ok) {
+      std::printf("FAIL: %s (bytes %zu, byte %zu)\n", what, bytes, at);
+      ++failures;
+    }
+  };
+  const u32 tag = make_tag(12345, 7);
+  const u32 other = make_tag(12346, 7);
+  for (std::size_t bytes = 1; bytes <= 12; ++bytes) {
+    std::vector<unsigned char> buf(bytes + 8, 0xEE);
+    void* p = buf.data() + 4;
+    stamp(p, bytes, tag);
+    expect(stamp_ok(p, bytes, tag), "an intact stamp verifies", bytes, 0);
+    expect(!stamp_ok(p, bytes, other), "another allocation's tag is caught", bytes, 0);
+    expect(buf[3] == 0xEE && buf[bytes + 4] == 0xEE, "stamp writes only inside the allocation", bytes, 0);
+    for (std::size_t j = 0; j < bytes; ++j) {
+      const bool stamped = j < 4 || j + 4 >= bytes;
+      unsigned char& b = buf[4 + j];
+      const unsigned char kept = b;
+      b ^= 0x40;
+      expect(stamp_ok(p, bytes, tag) == !stamped, "a changed head or tail byte is caught (only those are stamped)",
+             bytes, j);
+      b = kept;
+    }
+  }
+  std::printf("%s\n", failures == 0 ? "stamp: all checks pass" : "stamp: failures");
+  return failures == 0 ? 0 : 1;
+}
