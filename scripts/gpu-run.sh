@@ -82,7 +82,8 @@ fi
 if [ "$diag" = 1 ]; then
   step "Scatter probability test per configuration (bench/diag/scatter_probe)"
   probe=build-gpu/bench/devalloc-scatter-probe
-  { $probe && $probe 65536 20 3 16 64 && $probe 65536 20 3 256 256 && $probe tput 1048576 1 && $probe tput 1048576 32 \
+  { $probe && $probe 65536 20 3 16 64 && $probe 65536 20 3 16 32 && $probe 65536 20 3 128 256 \
+      && $probe 65536 20 3 256 256 && $probe tput 1048576 1 && $probe tput 1048576 32 \
       && $probe census 16384 1 2 4 1500; } >"$OUT/scatter-probe.log" 2>&1 || status=1
   grep -E "^[A-Za-z].*(launch us|census|G free)|^NVIDIA" "$OUT/scatter-probe.log" | tee -a "$log"
 fi

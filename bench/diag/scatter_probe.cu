@@ -233,6 +233,27 @@ void run(const char* name, const Params& p, double cycles_per_us)
       TRY(cudaMemcpyToSymbol(g_counts, &none, sizeof(none)));
     }
   }
+  // The same launches back to back with one event pair around each fresh heap's sequence
+  // (devalloc-bench's figure since the sequence timing): no per-launch host round trip.
+  std::vector<double> seq_us;
+  TRY(cudaMemset(bad.data(), 0, sizeof(unsigned)));
+  for (int rep = 0; rep < p.reps; ++rep) {
+    H heap(heap_bytes);
+    TRY(cudaMemset(state.data(), 0, sizeof(void*) * n));
+    TRY(cudaEventRecord(e0));
+    for (int l = 0; l < p.launches; ++l) {
+      prob_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), p, state.data(), size_of.data(), cycles.data(), op.data(),
+                                            1234567ull + 7919ull * rep, l, bad.data());
+      TRY(cudaGetLastError());
+    }
+    TRY(cudaEventRecord(e1));
+    TRY(cudaEventSynchronize(e1));
+    float ms = 0;
+    TRY(cudaEventElapsedTime(&ms, e0, e1));
+    if (rep > 0) { seq_us.push_back(ms * 1e3 / p.launches); }
+  }
+  if (bad.to_host()[0] != 0) { std::printf("  !! %u corrupted allocations (sequence)\n", bad.to_host()[0]); }
+  std::sort(seq_us.begin(), seq_us.end());
   TRY(cudaEventDestroy(e0));
   TRY(cudaEventDestroy(e1));
   std::vector<double> lu = launch_us;
@@ -240,9 +261,10 @@ void run(const char* name, const Params& p, double cycles_per_us)
   const double launches = static_cast<double>(launch_us.size());
   std::sort(rep_mean_us.begin(), rep_mean_us.end());
   std::sort(first_us.begin(), first_us.end());
-  std::printf("%-9s launch us: median %7.1f min %7.1f max %7.1f | mean per rep (median) %7.1f | first launch (median) %7.1f | slowest thread per launch us: median %7.1f max %7.1f\n",
+  std::printf("%-9s launch us: median %7.1f min %7.1f max %7.1f | mean per rep (median) %7.1f | first launch (median) %7.1f | slowest thread per launch us: median %7.1f max %7.1f | in a sequence (median) %7.1f\n",
               name, lu[lu.size() / 2], lu.front(), lu.back(), rep_mean_us[rep_mean_us.size() / 2],
-              first_us[first_us.size() / 2], pct(crit, 0.5) / cycles_per_us, pct(crit, 1.0) / cycles_per_us);
+              first_us[first_us.size() / 2], pct(crit, 0.5) / cycles_per_us, pct(crit, 1.0) / cycles_per_us,
+              seq_us[seq_us.size() / 2]);
   std::printf("          alloc us: p50 %6.2f p99 %6.2f p99.9 %6.2f max %7.1f (n/launch %.0f, failed %llu) | free us: p50 %6.2f p99 %6.2f max %7.1f (n/launch %.0f)\n",
               pct(alloc_c, 0.5) / cycles_per_us, pct(alloc_c, 0.99) / cycles_per_us, pct(alloc_c, 0.999) / cycles_per_us,
               pct(alloc_c, 1.0) / cycles_per_us, static_cast<double>(alloc_c.size()) / launches, failures,
@@ -449,9 +471,27 @@ int main(int argc, char** argv)
       us.push_back(ms * 1e3);
     }
     std::sort(us.begin(), us.end());
-    std::printf("empty     launch us: median %7.1f\n", us[us.size() / 2]);
+    std::vector<double> seq;  // launches back to back, one event pair (devalloc-bench's figure)
+    for (int r = 0; r < 10; ++r) {
+      TRY(cudaEventRecord(e0));
+      for (int l = 0; l < p.launches; ++l) {
+        empty_kernel<<<(p.threads + 255) / 256, 256>>>(p.threads, sink.data());
+        TRY(cudaGetLastError());
+      }
+      TRY(cudaEventRecord(e1));
+      TRY(cudaEventSynchronize(e1));
+      float ms = 0;
+      TRY(cudaEventElapsedTime(&ms, e0, e1));
+      seq.push_back(ms * 1e3 / p.launches);
+    }
+    std::sort(seq.begin(), seq.end());
+    std::printf("empty     launch us: median %7.1f | in a sequence of %d: %7.1f\n", us[us.size() / 2], p.launches,
+                seq[seq.size() / 2]);
+    TRY(cudaEventDestroy(e0));
+    TRY(cudaEventDestroy(e1));
   }
   both<Default>("default", p, cycles_per_us, mode);
+  both<MinLanes<4>>("min4", p, cycles_per_us, mode);
   both<MinLanes<8>>("min8", p, cycles_per_us, mode);
   both<MinLanes<12>>("min12", p, cycles_per_us, mode);
   both<MinLanes<16>>("min16", p, cycles_per_us, mode);

@@ -534,6 +534,47 @@ Timing launch_timed(Context& ctx, std::size_t workers, const F& functor, unsigne
   return t;
 }
 
+/// Runs `launches` kernels back to back, the l-th running at(l)(i) for i in [0, workers), timed
+/// as one sequence: one event pair around all of them, "the entire GPU time of a test using CUDA
+/// events" (Vinkler & Havran §7). Launch overheads overlap with the previous kernel as they do in
+/// an application, unlike launch_timed's lone launch. One deadline, armed before the first launch,
+/// covers the sequence.
+template <class At>
+Timing launch_timed_sequence(Context& ctx, std::size_t workers, int launches, const At& at, unsigned block = 256)
+{
+  Timing t;
+  if (workers == 0 || launches <= 0) { return t; }
+  const u64 now = ctx.deadline_arm();
+  using F = std::decay_t<decltype(at(0))>;
+  auto armed = [&](int l) {
+    F f = at(l);
+    if constexpr (has_deadline<F>::value) {
+      f.dl.deadline_ns = f.dl.budget_ns > ~0ull - now ? ~0ull : now + f.dl.budget_ns;
+    }
+    return f;
+  };
+#if DEVALLOC_BACKEND_CUDA
+  block = fit_block<F>(block);
+  const std::size_t blocks = (workers + block - 1) / block;
+  cuda_record_start(ctx);
+  for (int l = 0; l < launches; ++l) {
+    bench_kernel<<<static_cast<unsigned>(blocks), block>>>(workers, armed(l));
+    DEVALLOC_CUDA_TRY(cudaGetLastError());
+  }
+  cuda_record_stop_and_sync(ctx);
+  t.ms = cuda_event_ms(ctx);
+#else
+  (void)block;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int l = 0; l < launches; ++l) { devalloc::launch(workers, armed(l), devalloc::launch_options{256, ctx.opt.cpu_threads}); }
+  t.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+#endif
+  const DeadlineState st = ctx.deadline_read();
+  t.expired = st.expired != 0;
+  t.skipped = st.skipped;
+  return t;
+}
+
 /// Untimed launch (setup, verification, cleanup): no deadline.
 template <class F>
 void launch_plain(Context& ctx, std::size_t workers, const F& f, unsigned block = 256)
