@@ -11,6 +11,8 @@
 //   devalloc-scatter-probe tput [threads=65536] [every=1]   (alloc/free G/s, one allocation per
 //                                                            `every`-th thread)
 //   devalloc-scatter-probe census [threads] [launches] [reps] [lo] [hi]   (64 MiB, threads x 4 allocations)
+//   devalloc-scatter-probe harness [threads] [launches] [reps] [lo] [hi]   (default configuration: what
+//                                  devalloc-bench's probability kernel adds to the allocator's time)
 //
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
 #include <algorithm>
@@ -31,6 +33,7 @@ __device__ void diag_probe(unsigned event);
 #include <devalloc/devalloc.hpp>
 
 #include "common.hpp"
+#include "kernels.hpp"
 
 namespace {
 
@@ -408,7 +411,137 @@ void census(const char* name, unsigned n, unsigned lo, unsigned hi)
   std::printf("%-9s census 64 MiB, %u x 4 of %u..%u B: %u null\n", name, n, lo, hi, failed.to_host()[0]);
 }
 
-enum class Mode { prob, tput, census };
+// ---------------------------------------------------------------------------------------------
+// harness: what devalloc-bench's probability kernel (ProbKernel, bench/src/kernels.hpp) adds to
+// the allocator's time. The same random decisions and sizes as ProbKernel; each bit of X adds one
+// piece of the benchmark's per-worker work. Every variant's launch sequence is timed with one event
+// pair (the benchmark's method), median over fresh heaps.
+enum : unsigned {
+  x_deadline = 1,  // Deadline::stop(): %globaltimer read and compare
+  x_stamp = 2,     // stamp()/stamp_ok() of the first and last 4 bytes (else one word written/read)
+  x_log = 4,       // the per-launch operation log (one byte store per acting worker)
+  x_lengths = 8,   // the request's length stored at alloc and read back at free
+  x_all = 15
+};
+
+template <class H, unsigned X>
+__global__ void harness_kernel(H heap, devalloc_bench::Deadline dl, devalloc_bench::SizeDist sizes, void** state,
+                               unsigned* lengths, unsigned char* log, unsigned* bad, u64 seed,
+                               unsigned launch, unsigned n)
+{
+  const unsigned a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= n) { return; }
+  if constexpr ((X & x_deadline) != 0) {
+    if (dl.stop()) { return; }
+  }
+  const u64 h = hash3(seed, launch, a);
+  void* p = state[a];
+  if (p == nullptr) {
+    if (unit_real(h) < 0.75) {
+      const std::size_t s = sizes.at(a, launch);
+      void* q = heap.alloc(s);
+      if (q == nullptr) {
+        atomicAdd(bad, 1u);
+        return;
+      }
+      if constexpr ((X & x_stamp) != 0) {
+        devalloc_bench::stamp(q, s, devalloc_bench::make_tag(a, 0x9999));
+      } else {
+        *static_cast<unsigned*>(q) = a;
+      }
+      state[a] = q;
+      if constexpr ((X & x_lengths) != 0) { lengths[a] = static_cast<unsigned>(s); }
+      if constexpr ((X & x_log) != 0) { log[static_cast<std::size_t>(launch) * n + a] = 1; }
+    }
+  } else if (unit_real(h) < 0.75) {
+    bool ok = false;
+    if constexpr ((X & x_stamp) != 0) {
+      const std::size_t s = (X & x_lengths) != 0 ? lengths[a] : 4;
+      ok = devalloc_bench::stamp_ok(p, s, devalloc_bench::make_tag(a, 0x9999));
+    } else {
+      ok = *static_cast<volatile unsigned*>(p) == a;
+    }
+    if (!ok) { atomicAdd(bad, 1u); }
+    heap.dealloc(p);
+    state[a] = nullptr;
+    if constexpr ((X & x_log) != 0) { log[static_cast<std::size_t>(launch) * n + a] = 2; }
+  }
+}
+
+template <class H>
+__global__ void bench_prob_kernel(devalloc_bench::ProbKernel<H> k, unsigned n)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { k(i); }
+}
+
+template <class H, unsigned X>
+double harness_us(const Params& p, const char* label, bool use_bench_kernel = false)
+{
+  const unsigned n = p.threads;
+  devalloc::buffer<void*> state(n);
+  devalloc::buffer<unsigned> lengths(n);
+  devalloc::buffer<unsigned char> log(static_cast<std::size_t>(n) * p.launches);
+  devalloc::buffer<unsigned> bad(1);
+  devalloc::buffer<devalloc_bench::DeadlineState> dls(1);
+  devalloc::buffer<devalloc_bench::Counters> ctr(1);
+  TRY(cudaMemset(bad.data(), 0, sizeof(unsigned)));
+  TRY(cudaMemset(dls.data(), 0, sizeof(devalloc_bench::DeadlineState)));
+  TRY(cudaMemset(ctr.data(), 0, sizeof(devalloc_bench::Counters)));
+  devalloc_bench::Deadline dl{dls.data(), ~0ull, ~0ull};  // never passes: the check's cost only
+  cudaEvent_t e0, e1;
+  TRY(cudaEventCreate(&e0));
+  TRY(cudaEventCreate(&e1));
+  std::vector<double> us;
+  for (int rep = 0; rep < p.reps; ++rep) {
+    H heap(std::size_t{128} << 20);
+    TRY(cudaMemset(state.data(), 0, sizeof(void*) * n));
+    TRY(cudaMemset(log.data(), 0, static_cast<std::size_t>(n) * p.launches));
+    const devalloc_bench::SizeDist sizes{p.lo, p.hi, 20240611ull + static_cast<u64>(rep)};
+    const u64 seed = 20240611ull + 7919ull * static_cast<u64>(rep);
+    TRY(cudaEventRecord(e0));
+    for (int l = 0; l < p.launches; ++l) {
+      if (use_bench_kernel) {
+        devalloc_bench::ProbKernel<typename H::handle_type> k{heap.handle(), dl, sizes, 1u, state.data(),
+                                                              lengths.data(), log.data(), n, ctr.data(), 0.75, 0.75, seed,
+                                                              static_cast<unsigned>(l)};
+        bench_prob_kernel<<<(n + 255) / 256, 256>>>(k, n);
+      } else {
+        harness_kernel<typename H::handle_type, X><<<(n + 255) / 256, 256>>>(
+          heap.handle(), dl, sizes, state.data(), lengths.data(), log.data(), bad.data(), seed, static_cast<unsigned>(l), n);
+      }
+      TRY(cudaGetLastError());
+    }
+    TRY(cudaEventRecord(e1));
+    TRY(cudaEventSynchronize(e1));
+    float ms = 0;
+    TRY(cudaEventElapsedTime(&ms, e0, e1));
+    if (rep > 0) { us.push_back(ms * 1e3 / p.launches); }
+  }
+  TRY(cudaEventDestroy(e0));
+  TRY(cudaEventDestroy(e1));
+  std::sort(us.begin(), us.end());
+  const unsigned errors = bad.to_host()[0] + static_cast<unsigned>(ctr.to_host()[0].verify_errors + ctr.to_host()[0].failures);
+  std::printf("harness   %-34s us per launch in a sequence: median %6.1f min %6.1f max %6.1f%s\n", label,
+              us[us.size() / 2], us.front(), us.back(), errors != 0 ? "  !! errors" : "");
+  return us[us.size() / 2];
+}
+
+template <class Config>
+void harness(const Params& p)
+{
+  using H = typename heap_for<Config>::type;
+  harness_us<H, 0>(p, "allocator only (one word)");
+  harness_us<H, x_deadline>(p, "+ deadline check");
+  harness_us<H, x_stamp>(p, "+ 8-byte stamp/verify");
+  harness_us<H, x_log>(p, "+ operation log");
+  harness_us<H, x_lengths>(p, "+ lengths");
+  harness_us<H, x_all>(p, "all of the above");
+  harness_us<H, 0>(p, "devalloc-bench's ProbKernel", true);
+  harness_us<H, 0>(p, "allocator only (again)");
+}
+
+enum class Mode { prob, tput, census, harness };
 
 template <class Config>
 void both(const char* name, const Params& p, double cycles_per_us, Mode mode)
@@ -421,6 +554,8 @@ void both(const char* name, const Params& p, double cycles_per_us, Mode mode)
     }
   } else if (mode == Mode::census) {
     census<Config>(name, p.threads, p.lo, p.hi);
+  } else if (mode == Mode::harness) {
+    harness<Config>(p);
   } else {
     run<Config>(name, p, cycles_per_us);
   }
@@ -434,6 +569,7 @@ int main(int argc, char** argv)
   Mode mode = Mode::prob;
   if (argc > 1 && std::string(argv[1]) == "tput") { mode = Mode::tput; }
   if (argc > 1 && std::string(argv[1]) == "census") { mode = Mode::census; }
+  if (argc > 1 && std::string(argv[1]) == "harness") { mode = Mode::harness; }
   if (mode != Mode::prob) {
     ++argv;
     --argc;
@@ -491,6 +627,7 @@ int main(int argc, char** argv)
     TRY(cudaEventDestroy(e1));
   }
   both<Default>("default", p, cycles_per_us, mode);
+  if (mode == Mode::harness) { return 0; }
   both<MinLanes<4>>("min4", p, cycles_per_us, mode);
   both<MinLanes<8>>("min8", p, cycles_per_us, mode);
   both<MinLanes<12>>("min12", p, cycles_per_us, mode);

@@ -185,15 +185,10 @@ std::size_t largest_allocatable(Context& ctx, Lease<E>& lease, std::size_t granu
   return lo * granule;
 }
 
-/// Successful operations of one Probability-test worker over a launch sequence.
-struct ProbOps {
-  u32 allocs;
-  u32 frees;
-};
-
 /// [P]: each allocating thread holds at most one allocation; without one it allocates with
-/// p_alloc, with one it frees with p_free. State persists across launches. Every worker counts
-/// its own successful allocations and frees in `ops` (no atomics: the slot is the worker's).
+/// p_alloc, with one it frees with p_free. State persists across launches. A worker records what
+/// it did in its byte of the launch's row of `log` (1 allocated, 2 freed; a store, no atomic and
+/// no read: the host counts after the sequence).
 template <class H>
 struct ProbKernel {
   H heap;
@@ -202,7 +197,8 @@ struct ProbKernel {
   u32 every;
   void** state;
   u32* lengths;
-  ProbOps* ops;
+  unsigned char* log;  // [launch][allocating worker]
+  std::size_t allocating;
   Counters* ctr;
   double p_alloc, p_free;
   u64 seed;
@@ -225,14 +221,14 @@ struct ProbKernel {
           stamp(q, s, make_tag(a, 0x9999));
           state[a] = q;
           lengths[a] = static_cast<u32>(s);
-          ++ops[a].allocs;
+          log[launch * allocating + a] = 1;
         }
       }
     } else if (unit_real(h) < p_free) {
       if (!stamp_ok(p, lengths[a], make_tag(a, 0x9999))) { count_add(ctr->verify_errors); }
       heap.dealloc(p);
       state[a] = nullptr;
-      ++ops[a].frees;
+      log[launch * allocating + a] = 2;
     }
   }
 };
@@ -257,7 +253,7 @@ struct ProbCleanup {
 /// Each repetition starts from a fresh heap and times its `launches` kernels as one sequence
 /// (launch_timed_sequence: Vinkler & Havran measure a test's entire GPU time with CUDA events);
 /// µs per launch is the sequence's median time over the launches. The allocation and
-/// deallocation counts are the last measured repetition's, summed from the workers' own counters.
+/// deallocation counts are the last measured repetition's, counted from the workers' log.
 template <class E>
 void run_prob_sequence(Context& ctx, Lease<E>& lease, CellOut& out, std::size_t threads, u32 every, SizeDist sizes,
                        int launches)
@@ -267,15 +263,15 @@ void run_prob_sequence(Context& ctx, Lease<E>& lease, CellOut& out, std::size_t 
   Array<Counters> ctr(1);
   Array<void*> state(allocating);
   Array<u32> lengths(allocating);
-  Array<ProbOps> ops(allocating);
+  Array<unsigned char> log(allocating * static_cast<std::size_t>(launches));
   std::vector<double> totals;
   double allocs = 0, frees = 0;
   for (int r = 0; r < ctx.scale.warmups + ctx.scale.reps; ++r) {
     lease.fresh();
     state.zero();
-    ops.zero();
+    log.zero();
     const ProbKernel<H> k{lease.handle(), ctx.deadline(), SizeDist{sizes.lo, sizes.hi, ctx.opt.seed + static_cast<u64>(r)},
-                          every, state.data(), lengths.data(), ops.data(), ctr.data(), 0.75, 0.75,
+                          every, state.data(), lengths.data(), log.data(), allocating, ctr.data(), 0.75, 0.75,
                           ctx.opt.seed + 7919ull * static_cast<u64>(r), 0u};
     const Timing t = launch_timed_sequence(ctx, threads, launches, [&](int l) {
       ProbKernel<H> kl = k;
@@ -288,9 +284,9 @@ void run_prob_sequence(Context& ctx, Lease<E>& lease, CellOut& out, std::size_t 
     if (r >= ctx.scale.warmups) {
       totals.push_back(t.ms);
       allocs = frees = 0;
-      for (const ProbOps& o : ops.to_host()) {
-        allocs += o.allocs;
-        frees += o.frees;
+      for (const unsigned char op : log.to_host()) {
+        allocs += op == 1;
+        frees += op == 2;
       }
     }
     if (out.over_budget(ctx)) { break; }
