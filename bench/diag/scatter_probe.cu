@@ -536,6 +536,9 @@ void harness(const Params& p)
   harness_us<H, x_stamp>(p, "+ 8-byte stamp/verify");
   harness_us<H, x_log>(p, "+ operation log");
   harness_us<H, x_lengths>(p, "+ lengths");
+  harness_us<H, x_stamp | x_lengths>(p, "+ stamp/verify with lengths (tail read)");
+  harness_us<H, x_all & ~x_deadline>(p, "all but the deadline check");
+  harness_us<H, x_all & ~x_log>(p, "all but the operation log");
   harness_us<H, x_all>(p, "all of the above");
   harness_us<H, 0>(p, "devalloc-bench's ProbKernel", true);
   harness_us<H, 0>(p, "allocator only (again)");
