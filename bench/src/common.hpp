@@ -310,7 +310,22 @@ DEVALLOC_DEVICE inline void stamp(void* p, std::size_t bytes, u32 tag)
   piece(r.tail, bytes);
 }
 
-/// True if the bytes stamp() wrote are still there (read through volatile: not from registers).
+namespace detail {
+/// A load the compiler may not drop or take from a register (the value may have been written by
+/// another thread or kernel). CUDA: ld.global.cg, a weak load from L2 — unlike a volatile
+/// (strong, system-scope) load, several to one word are in flight together. CPU: volatile.
+template <class T>
+DEVALLOC_DEVICE inline T load_from_memory(const T* p)
+{
+#if DEVALLOC_BACKEND_CUDA && defined(__CUDA_ARCH__)
+  return __ldcg(p);
+#else
+  return *static_cast<const volatile T*>(p);
+#endif
+}
+}  // namespace detail
+
+/// True if the bytes stamp() wrote are still there (read from memory, not from registers).
 /// Every piece is read whatever the others hold (no short-circuit), so the loads are issued
 /// together: one memory latency per check; aligned 4-byte pieces are one word load.
 DEVALLOC_DEVICE inline bool stamp_ok(const void* p, std::size_t bytes, u32 tag)
@@ -319,10 +334,10 @@ DEVALLOC_DEVICE inline bool stamp_ok(const void* p, std::size_t bytes, u32 tag)
   const detail::StampRange r = detail::stamp_range(bytes);
   auto differ = [&](std::size_t from, std::size_t to) -> u32 {
     if (to - from == 4 && detail::word_aligned(b + from)) {
-      return *reinterpret_cast<const volatile u32*>(b + from) ^ tag_word(tag, from);
+      return detail::load_from_memory(reinterpret_cast<const u32*>(b + from)) ^ tag_word(tag, from);
     }
     u32 d = 0;
-    for (std::size_t j = from; j < to; ++j) { d |= static_cast<u32>(*(reinterpret_cast<const volatile unsigned char*>(b) + j) ^ tag_byte(tag, j)); }
+    for (std::size_t j = from; j < to; ++j) { d |= static_cast<u32>(detail::load_from_memory(b + j) ^ tag_byte(tag, j)); }
     return d;
   };
   return (differ(0, r.head) | differ(r.tail, bytes)) == 0;
