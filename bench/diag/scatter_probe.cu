@@ -150,6 +150,16 @@ double pct(std::vector<long long> v, double q)
   return static_cast<double>(v[static_cast<std::size_t>(q * (v.size() - 1))]);
 }
 
+/// Records `e1`, waits for it and returns the milliseconds since `e0`.
+float stop_ms(cudaEvent_t e0, cudaEvent_t e1)
+{
+  TRY(cudaEventRecord(e1));
+  TRY(cudaEventSynchronize(e1));
+  float ms = 0;
+  TRY(cudaEventElapsedTime(&ms, e0, e1));
+  return ms;
+}
+
 template <class Config>
 void run(const char* name, const Params& p, double cycles_per_us)
 {
@@ -176,6 +186,11 @@ void run(const char* name, const Params& p, double cycles_per_us)
   };
   std::vector<Worst> worst;
   u64 failures = 0;
+  auto launch_prob = [&](H& heap, int rep, int l) {
+    prob_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), p, state.data(), size_of.data(), cycles.data(), op.data(),
+                                          1234567ull + 7919ull * rep, l, bad.data());
+    TRY(cudaGetLastError());
+  };
   for (int rep = 0; rep < p.reps; ++rep) {
     H heap(heap_bytes);
     TRY(cudaMemset(state.data(), 0, sizeof(void*) * n));
@@ -187,13 +202,8 @@ void run(const char* name, const Params& p, double cycles_per_us)
         TRY(cudaMemcpyToSymbol(g_counts, &ptr, sizeof(ptr)));
       }
       TRY(cudaEventRecord(e0));
-      prob_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), p, state.data(), size_of.data(), cycles.data(), op.data(),
-                                            1234567ull + 7919ull * rep, l, bad.data());
-      TRY(cudaGetLastError());
-      TRY(cudaEventRecord(e1));
-      TRY(cudaEventSynchronize(e1));
-      float ms = 0;
-      TRY(cudaEventElapsedTime(&ms, e0, e1));
+      launch_prob(heap, rep, l);
+      const float ms = stop_ms(e0, e1);
       if (rep == 0) { continue; }  // warm-up
       launch_us.push_back(ms * 1e3);
       if (l == 0) {
@@ -245,14 +255,9 @@ void run(const char* name, const Params& p, double cycles_per_us)
     TRY(cudaMemset(state.data(), 0, sizeof(void*) * n));
     TRY(cudaEventRecord(e0));
     for (int l = 0; l < p.launches; ++l) {
-      prob_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), p, state.data(), size_of.data(), cycles.data(), op.data(),
-                                            1234567ull + 7919ull * rep, l, bad.data());
-      TRY(cudaGetLastError());
+      launch_prob(heap, rep, l);
     }
-    TRY(cudaEventRecord(e1));
-    TRY(cudaEventSynchronize(e1));
-    float ms = 0;
-    TRY(cudaEventElapsedTime(&ms, e0, e1));
+    const float ms = stop_ms(e0, e1);
     if (rep > 0) { seq_us.push_back(ms * 1e3 / p.launches); }
   }
   if (bad.to_host()[0] != 0) { std::printf("  !! %u corrupted allocations (sequence)\n", bad.to_host()[0]); }
@@ -512,10 +517,7 @@ double harness_us(const Params& p, const char* label, bool use_bench_kernel = fa
       }
       TRY(cudaGetLastError());
     }
-    TRY(cudaEventRecord(e1));
-    TRY(cudaEventSynchronize(e1));
-    float ms = 0;
-    TRY(cudaEventElapsedTime(&ms, e0, e1));
+    const float ms = stop_ms(e0, e1);
     if (rep > 0) { us.push_back(ms * 1e3 / p.launches); }
   }
   TRY(cudaEventDestroy(e0));
@@ -603,10 +605,7 @@ int main(int argc, char** argv)
       TRY(cudaEventRecord(e0));
       empty_kernel<<<(p.threads + 255) / 256, 256>>>(p.threads, sink.data());
       TRY(cudaGetLastError());
-      TRY(cudaEventRecord(e1));
-      TRY(cudaEventSynchronize(e1));
-      float ms = 0;
-      TRY(cudaEventElapsedTime(&ms, e0, e1));
+      const float ms = stop_ms(e0, e1);
       us.push_back(ms * 1e3);
     }
     std::sort(us.begin(), us.end());
@@ -617,10 +616,7 @@ int main(int argc, char** argv)
         empty_kernel<<<(p.threads + 255) / 256, 256>>>(p.threads, sink.data());
         TRY(cudaGetLastError());
       }
-      TRY(cudaEventRecord(e1));
-      TRY(cudaEventSynchronize(e1));
-      float ms = 0;
-      TRY(cudaEventElapsedTime(&ms, e0, e1));
+      const float ms = stop_ms(e0, e1);
       seq.push_back(ms * 1e3 / p.launches);
     }
     std::sort(seq.begin(), seq.end());

@@ -549,37 +549,6 @@ double cuda_event_ms(Context& ctx);  // CUDA: elapsed between the context's even
 void cuda_record_start(Context& ctx);
 void cuda_record_stop_and_sync(Context& ctx);
 
-/// Runs f(i) for i in [0, workers), timed. Sets the functor's deadline (member `dl`) first.
-template <class F>
-Timing launch_timed(Context& ctx, std::size_t workers, const F& functor, unsigned block = 256)
-{
-  Timing t;
-  if (workers == 0) { return t; }
-  const u64 now = ctx.deadline_arm();
-  F f = functor;
-  if constexpr (has_deadline<F>::value) {
-    f.dl.deadline_ns = f.dl.budget_ns > ~0ull - now ? ~0ull : now + f.dl.budget_ns;
-  }
-#if DEVALLOC_BACKEND_CUDA
-  block = fit_block<F>(block);
-  const std::size_t blocks = (workers + block - 1) / block;
-  cuda_record_start(ctx);
-  bench_kernel<<<static_cast<unsigned>(blocks), block>>>(workers, f);
-  DEVALLOC_CUDA_TRY(cudaGetLastError());
-  cuda_record_stop_and_sync(ctx);
-  t.ms = cuda_event_ms(ctx);
-#else
-  (void)block;
-  const auto t0 = std::chrono::steady_clock::now();
-  devalloc::launch(workers, f, devalloc::launch_options{256, ctx.opt.cpu_threads});
-  t.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-#endif
-  const DeadlineState st = ctx.deadline_read();
-  t.expired = st.expired != 0;
-  t.skipped = st.skipped;
-  return t;
-}
-
 /// Runs `launches` kernels back to back, the l-th running at(l)(i) for i in [0, workers), timed
 /// as one sequence: one event pair around all of them, "the entire GPU time of a test using CUDA
 /// events" (Vinkler & Havran §7). Launch overheads overlap with the previous kernel as they do in
@@ -619,6 +588,13 @@ Timing launch_timed_sequence(Context& ctx, std::size_t workers, int launches, co
   t.expired = st.expired != 0;
   t.skipped = st.skipped;
   return t;
+}
+
+/// Runs f(i) for i in [0, workers), timed. Sets the functor's deadline (member `dl`) first.
+template <class F>
+Timing launch_timed(Context& ctx, std::size_t workers, const F& functor, unsigned block = 256)
+{
+  return launch_timed_sequence(ctx, workers, 1, [&](int) { return functor; }, block);
 }
 
 /// Untimed launch (setup, verification, cleanup): no deadline.
