@@ -426,7 +426,9 @@ enum : unsigned {
   x_stamp = 2,     // stamp()/stamp_ok() of the first and last 4 bytes (else one word written/read)
   x_log = 4,       // the per-launch operation log (one byte store per acting worker)
   x_lengths = 8,   // the request's length stored at alloc and read back at free
-  x_all = 15
+  x_all = 15,
+  x_hoist = 16,  // the length loaded together with the state (not after the branch on it)
+  x_late = 32    // diagnosis only: verify after the free (may see the chunk's next owner: errors)
 };
 
 template <class H, unsigned X>
@@ -441,6 +443,7 @@ __global__ void harness_kernel(H heap, devalloc_bench::Deadline dl, devalloc_ben
   }
   const u64 h = hash3(seed, launch, a);
   void* p = state[a];
+  const unsigned hoisted = (X & x_hoist) != 0 ? lengths[a] : 0u;
   if (p == nullptr) {
     if (unit_real(h) < 0.75) {
       const std::size_t s = sizes.at(a, launch);
@@ -459,15 +462,19 @@ __global__ void harness_kernel(H heap, devalloc_bench::Deadline dl, devalloc_ben
       if constexpr ((X & x_log) != 0) { log[static_cast<std::size_t>(launch) * n + a] = 1; }
     }
   } else if (unit_real(h) < 0.75) {
-    bool ok = false;
-    if constexpr ((X & x_stamp) != 0) {
-      const std::size_t s = (X & x_lengths) != 0 ? lengths[a] : 4;
-      ok = devalloc_bench::stamp_ok(p, s, devalloc_bench::make_tag(a, 0x9999));
-    } else {
-      ok = *static_cast<volatile unsigned*>(p) == a;
-    }
-    if (!ok) { atomicAdd(bad, 1u); }
+    auto verify = [&] {
+      bool ok = false;
+      if constexpr ((X & x_stamp) != 0) {
+        const std::size_t s = (X & x_lengths) == 0 ? 4 : (X & x_hoist) != 0 ? hoisted : lengths[a];
+        ok = devalloc_bench::stamp_ok(p, s, devalloc_bench::make_tag(a, 0x9999));
+      } else {
+        ok = *static_cast<volatile unsigned*>(p) == a;
+      }
+      if (!ok) { atomicAdd(bad, 1u); }
+    };
+    if constexpr ((X & x_late) == 0) { verify(); }
     heap.dealloc(p);
+    if constexpr ((X & x_late) != 0) { verify(); }
     state[a] = nullptr;
     if constexpr ((X & x_log) != 0) { log[static_cast<std::size_t>(launch) * n + a] = 2; }
   }
@@ -541,6 +548,9 @@ void harness(const Params& p)
   harness_us<H, x_stamp | x_lengths>(p, "+ stamp/verify with lengths (tail read)");
   harness_us<H, x_all & ~x_deadline>(p, "all but the deadline check");
   harness_us<H, x_all & ~x_log>(p, "all but the operation log");
+  harness_us<H, x_stamp | x_lengths | x_hoist>(p, "stamp with lengths, length hoisted");
+  harness_us<H, x_stamp | x_lengths | x_late>(p, "stamp with lengths, verified after free");
+  harness_us<H, x_all | x_hoist>(p, "all, length hoisted");
   harness_us<H, x_all>(p, "all of the above");
   harness_us<H, 0>(p, "devalloc-bench's ProbKernel", true);
   harness_us<H, 0>(p, "allocator only (again)");
