@@ -210,7 +210,6 @@ struct ProbKernel {
     if (dl.stop()) { return; }
     const u64 h = hash3(seed, launch, a);
     void* p = state[a];
-    const u32 length = lengths[a];  // loaded with the state: one latency for both before a free
     if (p == nullptr) {
       if (unit_real(h) < p_alloc) {
         const std::size_t s = sizes.at(a, launch);
@@ -226,7 +225,7 @@ struct ProbKernel {
         }
       }
     } else if (unit_real(h) < p_free) {
-      if (!stamp_ok(p, length, make_tag(a, 0x9999))) { count_add(ctr->verify_errors); }
+      if (!stamp_ok(p, lengths[a], make_tag(a, 0x9999))) { count_add(ctr->verify_errors); }
       heap.dealloc(p);
       state[a] = nullptr;
       log[launch * allocating + a] = 2;
