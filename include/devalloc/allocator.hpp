@@ -23,12 +23,12 @@
 #include "detail/atomic.hpp"
 #include "detail/backend.hpp"
 #include "detail/platform.hpp"
-#include "detail/policy_checks.hpp"
-#include "detail/pool.hpp"
-#include "detail/traits.hpp"
+#include "policy_check.hpp"
+#include "pool.hpp"
+#include "traits.hpp"
 #include "error.hpp"
 
-namespace devalloc {
+DEVALLOC_NAMESPACE_BEGIN
 
 /// Counters the device side keeps and the host reads (Allocator::stats()).
 struct allocator_stats {
@@ -300,4 +300,4 @@ class Allocator {
   allocator_stats* stats_ = nullptr;
 };
 
-}  // namespace devalloc
+DEVALLOC_NAMESPACE_END

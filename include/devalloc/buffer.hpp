@@ -13,7 +13,7 @@
 
 #include "detail/backend.hpp"
 
-namespace devalloc {
+DEVALLOC_NAMESPACE_BEGIN
 
 template <class T>
 class buffer {
@@ -90,4 +90,4 @@ class buffer {
   std::size_t count_ = 0;
 };
 
-}  // namespace devalloc
+DEVALLOC_NAMESPACE_END

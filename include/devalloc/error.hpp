@@ -14,7 +14,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
-namespace devalloc {
+DEVALLOC_NAMESPACE_BEGIN
 
 /// Thrown on the host for misuse and for failed backend (CUDA) calls.
 class error : public std::runtime_error {
@@ -45,7 +45,7 @@ namespace detail {
 #endif
 }  // namespace detail
 
-}  // namespace devalloc
+DEVALLOC_NAMESPACE_END
 
 #if DEVALLOC_BACKEND_CUDA
 /// Evaluates a CUDA runtime call and throws devalloc::cuda_error if it did not return cudaSuccess.

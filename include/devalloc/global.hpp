@@ -31,14 +31,16 @@
 
 #include "devalloc.hpp"
 
-namespace devalloc::detail {
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail {
 /// Raw, trivially constructible storage for the global handle (a __device__ variable may not
 /// have a constructor that does anything).
 template <class Handle>
 struct global_handle_storage {
   alignas(Handle) unsigned char bytes[sizeof(Handle)];
 };
-}  // namespace devalloc::detail
+}  // namespace detail
+DEVALLOC_NAMESPACE_END
 
 #if DEVALLOC_BACKEND_CUDA
 #define DEVALLOC_DETAIL_GLOBAL_VARIABLE __device__
@@ -51,7 +53,7 @@ struct global_handle_storage {
 
 /// Defines the global allocator of the program (use once, at global scope).
 #define DEVALLOC_SET_ALLOCATOR_TYPE(...)                                                                  \
-  namespace devalloc::global {                                                                            \
+  DEVALLOC_NAMESPACE_BEGIN namespace global {                                                            \
   using allocator_type = __VA_ARGS__;                                                                     \
   using handle_type = typename allocator_type::handle_type;                                               \
   DEVALLOC_DETAIL_GLOBAL_VARIABLE ::devalloc::detail::global_handle_storage<handle_type> global_handle;   \
@@ -98,7 +100,7 @@ struct global_handle_storage {
     static_assert(A::providesAvailableSlots, "the global allocator does not provide getAvailableSlots");  \
     return device_handle().getAvailableSlots(bytes);                                                      \
   }                                                                                                       \
-  }  // namespace devalloc::global
+  } /* namespace global */ DEVALLOC_NAMESPACE_END
 
 #if DEVALLOC_BACKEND_CUDA
 /// Replaces device malloc/free with the global allocator (use once, at global scope, after

@@ -29,7 +29,7 @@
 #include "detail/warp.hpp"
 #endif
 
-namespace devalloc {
+DEVALLOC_NAMESPACE_BEGIN
 
 struct launch_options {
   /// CUDA: threads per block. CPU: ignored.
@@ -96,4 +96,4 @@ void launch(std::size_t workers, F f, launch_options options = {})
 #endif
 }
 
-}  // namespace devalloc
+DEVALLOC_NAMESPACE_END

@@ -18,7 +18,8 @@
 #include "reserve_pool/cuda_set_limits.hpp"
 #include "reserve_pool/user_pool.hpp"
 
-namespace devalloc::presets {
+DEVALLOC_NAMESPACE_BEGIN
+namespace presets {
 
 /// The platform's allocator (CUDA device malloc / std::malloc) behind the devalloc interface:
 /// the baseline every benchmark compares against.
@@ -60,4 +61,5 @@ struct ScatterSimdConfig : creation::ScatterConfig {
 using scatter_simd = Allocator<creation::Scatter<ScatterSimdConfig>, distribution::XMallocSIMD<>, oom::ReturnNull,
                                reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
-}  // namespace devalloc::presets
+}  // namespace presets
+DEVALLOC_NAMESPACE_END

@@ -9,9 +9,10 @@
 #include <string>
 
 #include "../detail/platform.hpp"
-#include "../detail/pool.hpp"
+#include "../pool.hpp"
 
-namespace devalloc::alignment {
+DEVALLOC_NAMESPACE_BEGIN
+namespace alignment {
 
 struct NoAlignment {
   struct config {};
@@ -25,4 +26,5 @@ struct NoAlignment {
   static std::string classname() { return "NoAlignment"; }
 };
 
-}  // namespace devalloc::alignment
+}  // namespace alignment
+DEVALLOC_NAMESPACE_END

@@ -12,13 +12,14 @@
 #include <string>
 
 #include "../detail/platform.hpp"
-#include "../detail/pool.hpp"
+#include "../pool.hpp"
 
 #ifndef DEVALLOC_SHRINK_DATA_ALIGNMENT
 #define DEVALLOC_SHRINK_DATA_ALIGNMENT 16
 #endif
 
-namespace devalloc::alignment {
+DEVALLOC_NAMESPACE_BEGIN
+namespace alignment {
 
 template <std::size_t DataAlignment = DEVALLOC_SHRINK_DATA_ALIGNMENT>
 struct Shrink {
@@ -53,4 +54,5 @@ struct Shrink {
   static std::string classname() { return "Shrink<" + std::to_string(DataAlignment) + ">"; }
 };
 
-}  // namespace devalloc::alignment
+}  // namespace alignment
+DEVALLOC_NAMESPACE_END

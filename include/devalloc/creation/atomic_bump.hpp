@@ -21,11 +21,12 @@
 #include "../detail/atomic.hpp"
 #include "../detail/backend.hpp"
 #include "../detail/platform.hpp"
-#include "../detail/pool.hpp"
-#include "../detail/traits.hpp"
+#include "../pool.hpp"
+#include "../traits.hpp"
 #include "../error.hpp"
 
-namespace devalloc::creation {
+DEVALLOC_NAMESPACE_BEGIN
+namespace creation {
 
 class AtomicBump {
  public:
@@ -114,4 +115,5 @@ class AtomicBump {
   std::size_t capacity_ = 0;
 };
 
-}  // namespace devalloc::creation
+}  // namespace creation
+DEVALLOC_NAMESPACE_END

@@ -19,14 +19,15 @@
 #include "../detail/atomic.hpp"
 #include "../detail/backend.hpp"
 #include "../detail/platform.hpp"
-#include "../detail/pool.hpp"
-#include "../detail/traits.hpp"
+#include "../pool.hpp"
+#include "../traits.hpp"
 
 #if DEVALLOC_BACKEND_CPU
 #include <cstdlib>
 #endif
 
-namespace devalloc::creation {
+DEVALLOC_NAMESPACE_BEGIN
+namespace creation {
 
 class DeviceMalloc {
  public:
@@ -114,4 +115,5 @@ class DeviceMalloc {
 #endif
 };
 
-}  // namespace devalloc::creation
+}  // namespace creation
+DEVALLOC_NAMESPACE_END

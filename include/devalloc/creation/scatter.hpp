@@ -62,9 +62,9 @@
 #include "../detail/bitfield.hpp"
 #include "../detail/hash.hpp"
 #include "../detail/platform.hpp"
-#include "../detail/pool.hpp"
+#include "../pool.hpp"
 #include "../detail/probe.hpp"
-#include "../detail/traits.hpp"
+#include "../traits.hpp"
 #include "../detail/warp.hpp"
 #include "../error.hpp"
 
@@ -147,7 +147,8 @@
 #define DEVALLOC_SCATTER_OPEN_WAIT_READS 32
 #endif
 
-namespace devalloc::creation {
+DEVALLOC_NAMESPACE_BEGIN
+namespace creation {
 
 /// Default configuration of Scatter (the thesis' "HeapProperties"). Derive and override.
 struct ScatterConfig {
@@ -1531,4 +1532,5 @@ DEVALLOC_UNROLL
   std::uint32_t regions_count_ = 0;
 };
 
-}  // namespace devalloc::creation
+}  // namespace creation
+DEVALLOC_NAMESPACE_END

@@ -10,7 +10,8 @@
 
 #include "platform.hpp"
 
-namespace devalloc::detail {
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail {
 
 /// Device-scope atomic view of a heap word. `T` must be a 4- or 8-byte integer.
 template <class T>
@@ -29,4 +30,5 @@ DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE T atomic_load_relaxed(T& word) noexcep
   return device_atomic<T>(word).load(memory_order_relaxed);
 }
 
-}  // namespace devalloc::detail
+}  // namespace detail
+DEVALLOC_NAMESPACE_END

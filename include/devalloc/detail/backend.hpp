@@ -20,7 +20,8 @@
 #include <unistd.h>
 #endif
 
-namespace devalloc::detail::backend {
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail::backend {
 
 /// Alignment of every block handed out by allocate().
 inline constexpr std::size_t allocation_alignment = 256;
@@ -149,4 +150,5 @@ inline std::string device_name()
 #endif
 }
 
-}  // namespace devalloc::detail::backend
+}  // namespace detail::backend
+DEVALLOC_NAMESPACE_END

@@ -24,7 +24,8 @@
 #include "probe.hpp"
 #include "warp.hpp"
 
-namespace devalloc::detail {
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail {
 
 /// Mask of the lowest `n` bits, n in 0..32.
 DEVALLOC_HOST_DEVICE constexpr std::uint32_t low_bits(unsigned n) noexcept
@@ -77,4 +78,5 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t bitfield_release(std::uint32_
   return device_atomic<std::uint32_t>(word).fetch_and(~(std::uint32_t{1} << spot), memory_order_release);
 }
 
-}  // namespace devalloc::detail
+}  // namespace detail
+DEVALLOC_NAMESPACE_END

@@ -8,7 +8,8 @@
 
 #include "platform.hpp"
 
-namespace devalloc::detail {
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail {
 
 /// ScatterAlloc §5.3, eq. (3), before the "mod SP": S · k_S + mp · k_mp (+ `extra`, the optional
 /// warp term of creation::Scatter). Computed in 64 bits: S · k_S alone exceeds 2^32 for pages of
@@ -44,4 +45,5 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t random_bits(std::uint64_t see
   return mix32(static_cast<std::uint32_t>(x) ^ mix32(static_cast<std::uint32_t>(x >> 32)));
 }
 
-}  // namespace devalloc::detail
+}  // namespace detail
+DEVALLOC_NAMESPACE_END

@@ -4,14 +4,23 @@
 // backend a translation unit targets:
 //   * CUDA backend — the translation unit is compiled by nvcc (`__CUDACC__` is defined):
 //     allocator functions run on the GPU, workers are CUDA threads, the warp has 32 lanes.
-//   * CPU backend  — any other C++17 compiler: workers are std::threads, a "warp" has one lane.
+//   * CPU backend  — any other C++17 compiler (or nvcc with DEVALLOC_FORCE_CPU_BACKEND defined):
+//     workers are std::threads.
 // Every policy is written once against the macros below and the helpers in detail/.
+//
+// ABI: every declaration of the library lives in an inline namespace named after the backend
+// (devalloc::backend_cuda or devalloc::backend_cpu), as CUB and libcu++ do. A program whose .cpp
+// files (g++, CPU backend) and .cu files (nvcc, CUDA backend) both include devalloc therefore gets
+// two sets of symbols that never replace each other at link time; `devalloc::X` still names the
+// translation unit's own backend, and `devalloc::backend_cpu::X` names the CPU one explicitly.
+// Macro-configured defaults (DEVALLOC_SCATTER_*, DEVALLOC_SHRINK_*) are carried in the types
+// themselves (template arguments), so two files built with different values get distinct types.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) && !defined(DEVALLOC_FORCE_CPU_BACKEND)
 #define DEVALLOC_BACKEND_CUDA 1
 #define DEVALLOC_BACKEND_CPU 0
 // Runs where allocations are made: on the GPU for the CUDA backend, on worker threads for the CPU one.
@@ -21,16 +30,26 @@
 #define DEVALLOC_FORCEINLINE __forceinline__
 // Unrolls the loop that follows (nvcc's #pragma unroll; the CPU build leaves it to the compiler).
 #define DEVALLOC_UNROLL _Pragma("unroll")
+#define DEVALLOC_ABI_NAMESPACE backend_cuda
 #else
 #define DEVALLOC_BACKEND_CUDA 0
 #define DEVALLOC_BACKEND_CPU 1
+#define DEVALLOC_ABI_NAMESPACE backend_cpu
 #define DEVALLOC_DEVICE
 #define DEVALLOC_HOST_DEVICE
 #define DEVALLOC_FORCEINLINE inline __attribute__((always_inline))
 #define DEVALLOC_UNROLL
 #endif
 
-namespace devalloc {
+/// Opens / closes namespace devalloc and the backend's inline ABI namespace inside it.
+#define DEVALLOC_NAMESPACE_BEGIN \
+  namespace devalloc {           \
+  inline namespace DEVALLOC_ABI_NAMESPACE {
+#define DEVALLOC_NAMESPACE_END \
+  }                            \
+  }
+
+DEVALLOC_NAMESPACE_BEGIN
 
 /// The backend this translation unit is compiled for.
 enum class backend_kind { cuda, cpu };
@@ -40,4 +59,4 @@ inline constexpr backend_kind this_backend = DEVALLOC_BACKEND_CUDA ? backend_kin
 /// "cuda" or "cpu": the label benchmark records and test names carry.
 constexpr const char* backend_name() noexcept { return DEVALLOC_BACKEND_CUDA ? "cuda" : "cpu"; }
 
-}  // namespace devalloc
+DEVALLOC_NAMESPACE_END

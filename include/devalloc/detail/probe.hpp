@@ -12,7 +12,10 @@
 // receives the enumerator (convertible to unsigned).
 #pragma once
 
-namespace devalloc::detail::probe {
+#include "platform.hpp"
+
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail::probe {
 
 enum event : unsigned {
   alloc_chunk = 0,  ///< Scatter: a request up to one page entered the search
@@ -41,7 +44,8 @@ constexpr const char* name(unsigned e) noexcept
   return e < count ? names[e] : "?";
 }
 
-}  // namespace devalloc::detail::probe
+}  // namespace detail::probe
+DEVALLOC_NAMESPACE_END
 
 #ifndef DEVALLOC_PROBE
 #define DEVALLOC_PROBE(event) ((void)0)

@@ -16,7 +16,8 @@
 #include <thread>
 #endif
 
-namespace devalloc::detail {
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail {
 
 #if DEVALLOC_BACKEND_CUDA
 inline constexpr unsigned warp_size = 32;
@@ -235,4 +236,5 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_min(std::uint32_t mask,
 #endif
 }
 
-}  // namespace devalloc::detail
+}  // namespace detail
+DEVALLOC_NAMESPACE_END

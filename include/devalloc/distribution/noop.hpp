@@ -10,7 +10,8 @@
 
 #include "../detail/platform.hpp"
 
-namespace devalloc::distribution {
+DEVALLOC_NAMESPACE_BEGIN
+namespace distribution {
 
 struct Noop {
   struct config {};
@@ -27,4 +28,5 @@ struct Noop {
   static std::string classname() { return "Noop"; }
 };
 
-}  // namespace devalloc::distribution
+}  // namespace distribution
+DEVALLOC_NAMESPACE_END

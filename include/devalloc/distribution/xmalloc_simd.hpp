@@ -42,12 +42,12 @@
 
 #include "../detail/atomic.hpp"
 #include "../detail/platform.hpp"
-#include "../detail/policy_checks.hpp"
+#include "../policy_check.hpp"
 #include "../detail/warp.hpp"
 
 #include "../detail/scatter_pagesize.hpp"
 
-namespace devalloc {
+DEVALLOC_NAMESPACE_BEGIN
 
 namespace creation {
 template <class Config>
@@ -211,4 +211,4 @@ struct policy_check<creation::Scatter<ScatterConfig>, distribution::XMallocSIMD<
   static constexpr bool value = true;
 };
 
-}  // namespace devalloc
+DEVALLOC_NAMESPACE_END

@@ -10,7 +10,8 @@
 
 #include "../detail/platform.hpp"
 
-namespace devalloc::oom {
+DEVALLOC_NAMESPACE_BEGIN
+namespace oom {
 
 struct ReturnNull {
   struct config {};
@@ -23,4 +24,5 @@ struct ReturnNull {
   static std::string classname() { return "ReturnNull"; }
 };
 
-}  // namespace devalloc::oom
+}  // namespace oom
+DEVALLOC_NAMESPACE_END

@@ -17,7 +17,8 @@
 #include <cstdlib>
 #endif
 
-namespace devalloc::oom {
+DEVALLOC_NAMESPACE_BEGIN
+namespace oom {
 
 struct Trap {
   struct config {};
@@ -41,4 +42,5 @@ struct Trap {
   static std::string classname() { return "Trap"; }
 };
 
-}  // namespace devalloc::oom
+}  // namespace oom
+DEVALLOC_NAMESPACE_END

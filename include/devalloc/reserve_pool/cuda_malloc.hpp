@@ -10,9 +10,10 @@
 #include <string>
 
 #include "../detail/backend.hpp"
-#include "../detail/pool.hpp"
+#include "../pool.hpp"
 
-namespace devalloc::reserve_pool {
+DEVALLOC_NAMESPACE_BEGIN
+namespace reserve_pool {
 
 struct CudaMalloc {
   struct config {};
@@ -31,4 +32,5 @@ struct CudaMalloc {
   static std::string classname() { return DEVALLOC_BACKEND_CUDA ? "CudaMalloc" : "CudaMalloc(host memory)"; }
 };
 
-}  // namespace devalloc::reserve_pool
+}  // namespace reserve_pool
+DEVALLOC_NAMESPACE_END

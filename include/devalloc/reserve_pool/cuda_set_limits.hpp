@@ -15,10 +15,11 @@
 #include <string>
 
 #include "../detail/backend.hpp"
-#include "../detail/pool.hpp"
+#include "../pool.hpp"
 #include "../error.hpp"
 
-namespace devalloc::reserve_pool {
+DEVALLOC_NAMESPACE_BEGIN
+namespace reserve_pool {
 
 struct CudaSetLimits {
   struct config {};
@@ -53,4 +54,5 @@ struct CudaSetLimits {
   static std::string classname() { return DEVALLOC_BACKEND_CUDA ? "CudaSetLimits" : "CudaSetLimits(host limit)"; }
 };
 
-}  // namespace devalloc::reserve_pool
+}  // namespace reserve_pool
+DEVALLOC_NAMESPACE_END

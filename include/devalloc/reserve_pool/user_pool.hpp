@@ -10,10 +10,11 @@
 #include <cstddef>
 #include <string>
 
-#include "../detail/pool.hpp"
+#include "../pool.hpp"
 #include "../error.hpp"
 
-namespace devalloc::reserve_pool {
+DEVALLOC_NAMESPACE_BEGIN
+namespace reserve_pool {
 
 class UserPool {
  public:
@@ -49,4 +50,5 @@ class UserPool {
   pool_span memory_{};
 };
 
-}  // namespace devalloc::reserve_pool
+}  // namespace reserve_pool
+DEVALLOC_NAMESPACE_END

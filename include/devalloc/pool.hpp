@@ -1,10 +1,12 @@
-// devalloc/detail/pool.hpp — the (pointer, size) pair that ReservePool, Alignment and Creation
+// devalloc/pool.hpp — the (pointer, size) pair that ReservePool, Alignment and Creation
 // policies pass along on the host while a heap is set up.
 #pragma once
 
+#include "detail/platform.hpp"
+
 #include <cstddef>
 
-namespace devalloc {
+DEVALLOC_NAMESPACE_BEGIN
 
 /// A contiguous range of backend memory: the pool that will hold a heap.
 struct pool_span {
@@ -12,4 +14,4 @@ struct pool_span {
   std::size_t bytes = 0;
 };
 
-}  // namespace devalloc
+DEVALLOC_NAMESPACE_END

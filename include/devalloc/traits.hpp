@@ -1,13 +1,15 @@
-// devalloc/detail/traits.hpp
+// devalloc/traits.hpp
 //
 // What a creation policy promises. The host class reads these to choose code paths, and the
 // conformance suite reads them to choose its checks: a policy skips a check only where its traits
 // say it does not do that thing (mallocMC thesis §4.2, "traits structure").
 #pragma once
 
+#include "detail/platform.hpp"
+
 #include <cstddef>
 
-namespace devalloc {
+DEVALLOC_NAMESPACE_BEGIN
 
 struct creation_traits {
   /// dealloc() of one pointer makes its memory available to later alloc() calls.
@@ -26,4 +28,4 @@ struct creation_traits {
   bool resettable = true;
 };
 
-}  // namespace devalloc
+DEVALLOC_NAMESPACE_END

@@ -1,4 +1,4 @@
-// devalloc/detail/policy_checks.hpp
+// devalloc/policy_check.hpp
 //
 // Compile-time checks of the five policies (mallocMC thesis §4.2 "PolicyConstraints"): first that
 // each policy has the members its kind requires, then the constraints between policies that are
@@ -6,13 +6,15 @@
 // policy templates; its static_asserts fire when the Allocator is instantiated.
 #pragma once
 
+#include "detail/platform.hpp"
+
 #include <cstddef>
 #include <type_traits>
 #include <utility>
 
 #include "pool.hpp"
 
-namespace devalloc {
+DEVALLOC_NAMESPACE_BEGIN
 
 /// Constraint between two policies; the primary template accepts every pair. Specialize it to
 /// add a check (see distribution/xmalloc_simd.hpp for an example).
@@ -96,4 +98,4 @@ struct policy_constraints {
 };
 
 }  // namespace detail
-}  // namespace devalloc
+DEVALLOC_NAMESPACE_END
