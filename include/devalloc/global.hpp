@@ -17,7 +17,7 @@
 //
 // DEVALLOC_OVERWRITE_MALLOC() defines extern "C" __device__ malloc/free, which replaces CUDA's
 // device heap for every malloc/free in device code of the program. Device new/delete are not
-// covered: with CUDA 13.0 on an H200, `new int[4]` still took CUDA's own heap (tests/dropin prints
+// covered: with CUDA 13.0, `new int[4]` still takes CUDA's own heap (tests/dropin prints
 // what the toolkit at hand does); use malloc + placement new for objects. It cannot be
 // used with creation::DeviceMalloc (a function cannot replace itself: static_assert). On the CPU
 // backend it replaces nothing (the host's malloc stays); call devalloc::global::malloc there.

@@ -6,8 +6,8 @@
 // heap size, so that filling "the heap" ends in out-of-memory as it does on the GPU.
 //
 // Contract: pointers are 16-byte aligned; create() returns nullptr when the heap is exhausted and,
-// without asking CUDA, for any request larger than the heap (CUDA 13's device malloc was seen to
-// return a non-null pointer for malloc(SIZE_MAX) on an H100: results/gpu/ run of 2026-11-22);
+// without asking CUDA, for any request larger than the heap (CUDA 13's device malloc has been seen
+// to return a non-null pointer for malloc(SIZE_MAX));
 // destroy() of a pointer it did not return is undefined behaviour (as for free()): this policy does
 // not check ownership. getAvailableSlots() is not provided.
 #pragma once

@@ -150,24 +150,44 @@
 DEVALLOC_NAMESPACE_BEGIN
 namespace creation {
 
-/// Default configuration of Scatter (the thesis' "HeapProperties"). Derive and override.
-struct ScatterConfig {
+/// Scatter's configuration (the thesis' "HeapProperties") with every setting a template argument.
+/// Use ScatterConfig (the defaults, which -DDEVALLOC_SCATTER_<NAME>=<value> change) and derive
+/// from it to override members in code. Because the defaults are template arguments, two
+/// translation units built with different -DDEVALLOC_SCATTER_* values get different types (and
+/// symbols), never two definitions of one.
+template <std::uint32_t PageSize,
+          unsigned long long AccessBlockSize,
+          std::uint32_t RegionSize,
+          std::uint32_t WasteFactor,
+          bool ResetFreedPages,
+          std::uint32_t HashKSize,
+          std::uint32_t HashKMp,
+          std::uint32_t HashWarpTerm,
+          bool SizeClasses,
+          std::uint32_t HashSpread,
+          std::uint32_t SequenceFallback,
+          std::uint32_t SequenceMinLanes,
+          std::uint32_t SequenceSharedSpots,
+          bool ScanAhead,
+          bool PrefetchState,
+          std::uint32_t OpenWaitReads>
+struct basic_scatter_config {
   /// Bytes per page. Requests up to this size share pages; larger ones take consecutive pages.
-  static constexpr std::uint32_t pagesize = DEVALLOC_SCATTER_PAGESIZE;
+  static constexpr std::uint32_t pagesize = PageSize;
   /// Bytes per super block ("access block"). Larger than the heap: one super block (the
-  /// default). The paper's and thesis' 2 GiB split an 8 GiB heap into four; hash_warp_term 2's
-  /// class sequences then wrap inside the active super block, and 4 KiB requests at 2^20 threads
-  /// collapsed from 10 G to 0.02 G allocs/s on an H200 (docs/scatter.md, Performance notes 5.).
-  static constexpr unsigned long long accessblocksize = DEVALLOC_SCATTER_ACCESSBLOCKSIZE;
+  /// default). The paper's and thesis' 2 GiB split an 8 GiB heap into four, and hash_warp_term 2's
+  /// class sequences then wrap inside the active super block, where large requests collide
+  /// (docs/scatter.md, Configuration).
+  static constexpr unsigned long long accessblocksize = AccessBlockSize;
   /// Pages per region (the unit of the 90 % fill check).
-  static constexpr std::uint32_t regionsize = DEVALLOC_SCATTER_REGIONSIZE;
+  static constexpr std::uint32_t regionsize = RegionSize;
   /// A request may use a chunk up to this factor larger than itself.
-  static constexpr std::uint32_t wastefactor = DEVALLOC_SCATTER_WASTEFACTOR;
+  static constexpr std::uint32_t wastefactor = WasteFactor;
   /// Reset the chunk size of fully freed pages (needed for exact refills with other sizes).
-  static constexpr bool resetfreedpages = DEVALLOC_SCATTER_RESETFREEDPAGES != 0;
+  static constexpr bool resetfreedpages = ResetFreedPages;
   /// Hash factors of eq. (3): page = (S k_S + mp k_mp [+ warp term]) mod pages per super block.
-  static constexpr std::uint32_t hash_k_size = DEVALLOC_SCATTER_HASH_K_SIZE;
-  static constexpr std::uint32_t hash_k_mp = DEVALLOC_SCATTER_HASH_K_MP;
+  static constexpr std::uint32_t hash_k_size = HashKSize;
+  static constexpr std::uint32_t hash_k_mp = HashKMp;
   /// Warp term (not in the paper): eq. (3) sends all same-size requests of one multiprocessor to
   /// the same page, where thousands of threads then queue on one fill counter.
   ///   0: eq. (3) exactly (S k_S + mp k_mp).
@@ -181,18 +201,18 @@ struct ScatterConfig {
   ///      Same size everywhere: as 1. Mixed sizes: warps share the pages of a class instead of
   ///      each opening its own.
   /// `false` / `true` (older configurations) mean 0 / 1.
-  static constexpr std::uint32_t hash_warp_term = DEVALLOC_SCATTER_HASH_WARP_TERM;
+  static constexpr std::uint32_t hash_warp_term = HashWarpTerm;
   /// Size classes (not in the paper): a page that is *opened* for a request of S bytes (flat
   /// layouts, S > hierarchy_threshold) gets the largest chunk size that keeps the page's chunk
   /// count, is a multiple of the request's alignment and is at most S x wastefactor; pages of
   /// hierarchical sizes keep S. Requests of the same class then share pages (the page holds just
   /// as many chunks as one of exact size S). False: chunk size = S (the paper).
-  static constexpr bool size_classes = DEVALLOC_SCATTER_SIZE_CLASSES != 0;
+  static constexpr bool size_classes = SizeClasses;
   /// hash_warp_term 2 only: the page offset is slot x hash_spread / chunks per page, so the warps
   /// of a class' sequence fill 1 / hash_spread of a page's chunks in one wave and leave the rest to
   /// lanes that arrive later (1: packed; in a packed run every page that overflows sends its lanes
   /// into the next, equally busy page, and the walks grow along the run).
-  static constexpr std::uint32_t hash_spread = DEVALLOC_SCATTER_HASH_SPREAD;
+  static constexpr std::uint32_t hash_spread = HashSpread;
   /// hash_warp_term 2 only: where pass 0 walks on when the lane's page of the class sequence
   /// cannot serve it. The sequence pages hold survivors of earlier kernels, so in a steady state
   /// of allocs and frees the pages after a full one are full too, and walking on along the
@@ -206,7 +226,7 @@ struct ScatterConfig {
   ///      chunks collapse as in the paper).
   ///   2: after 16 pages of the sequence, the sequence page + mp k_mp: scattered per
   ///      multiprocessor, and the lanes keep the sequence's spread.
-  static constexpr std::uint32_t sequence_fallback = DEVALLOC_SCATTER_SEQUENCE_FALLBACK;
+  static constexpr std::uint32_t sequence_fallback = SequenceFallback;
   /// hash_warp_term 2 only: a warp whose lanes ask for one class together in groups of at least
   /// this many take slots of the class sequence; smaller groups (mixed sizes, divergent callers)
   /// start at eq. (3)'s page, which the lanes of one multiprocessor share (few pages opened, and
@@ -216,18 +236,43 @@ struct ScatterConfig {
   /// places is slow (16-64 B, groups of about 6: 97 us per probability launch with 4, 40 with 12,
   /// 31 with eq. (3) only), and below the groups of one size in a warp (32, or 16 with every other
   /// lane: 24 collapsed that case to 3 G allocs/s at 64 B).
-  static constexpr std::uint32_t sequence_min_lanes = DEVALLOC_SCATTER_SEQUENCE_MIN_LANES;
+  static constexpr std::uint32_t sequence_min_lanes = SequenceMinLanes;
   /// ... and only for classes with at least this many chunks per page: a page of a few large
   /// chunks cannot take a multiprocessor's requests, and its lanes would walk (the paper's
   /// collapse at 1 and 4 KiB), so those classes always take the sequence.
-  static constexpr std::uint32_t sequence_shared_spots = DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS;
+  static constexpr std::uint32_t sequence_shared_spots = SequenceSharedSpots;
   /// Pass 0 (not in the paper): the walk reads the states of up to 16 pages of a region at once
   /// (independent loads: about one memory latency together) and tries only those that may serve
   /// the request (free, or of an accepted chunk size and not full), instead of one round trip of
   /// warp votes and atomics per page. A stale read only skips a page pass 0 could have used;
   /// pass 1 tries every page.
-  static constexpr bool scan_ahead = DEVALLOC_SCATTER_SCAN_AHEAD != 0;
+  static constexpr bool scan_ahead = ScanAhead;
+  /// Pass 0 (not in the paper): the walk's first page state is read together with its region's
+  /// fill counter (two independent loads: one memory latency) and handed to the first try. false:
+  /// the try reads it after the region check.
+  static constexpr bool prefetch_state = PrefetchState;
+  /// Pass 0: re-reads of a page that another worker is opening (hierarchical layouts) before the
+  /// search walks on. 0: walk on at once.
+  static constexpr std::uint32_t open_wait_reads = OpenWaitReads;
 };
+
+/// The default configuration (build-time overridable through the DEVALLOC_SCATTER_* macros above).
+using ScatterConfig = basic_scatter_config<DEVALLOC_SCATTER_PAGESIZE,
+                                    DEVALLOC_SCATTER_ACCESSBLOCKSIZE,
+                                    DEVALLOC_SCATTER_REGIONSIZE,
+                                    DEVALLOC_SCATTER_WASTEFACTOR,
+                                    (DEVALLOC_SCATTER_RESETFREEDPAGES != 0),
+                                    DEVALLOC_SCATTER_HASH_K_SIZE,
+                                    DEVALLOC_SCATTER_HASH_K_MP,
+                                    DEVALLOC_SCATTER_HASH_WARP_TERM,
+                                    (DEVALLOC_SCATTER_SIZE_CLASSES != 0),
+                                    DEVALLOC_SCATTER_HASH_SPREAD,
+                                    DEVALLOC_SCATTER_SEQUENCE_FALLBACK,
+                                    DEVALLOC_SCATTER_SEQUENCE_MIN_LANES,
+                                    DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS,
+                                    (DEVALLOC_SCATTER_SCAN_AHEAD != 0),
+                                    (DEVALLOC_SCATTER_PREFETCH_STATE != 0),
+                                    DEVALLOC_SCATTER_OPEN_WAIT_READS>;
 
 template <class Config = ScatterConfig>
 class Scatter {
@@ -470,7 +515,9 @@ class Scatter {
            ", sequence_min_lanes=" + std::to_string(sequence_min_lanes) +
            ", sequence_shared_spots=" + std::to_string(sequence_shared_spots) +
            ", scan_ahead=" + std::to_string(scan_ahead ? 1 : 0) +
-           ", size_classes=" + std::to_string(size_classes ? 1 : 0) + ">";
+           ", size_classes=" + std::to_string(size_classes ? 1 : 0) +
+           ", prefetch_state=" + std::to_string(prefetch_state ? 1 : 0) +
+           ", open_wait_reads=" + std::to_string(open_wait_reads) + ">";
   }
 
   // Geometry of this heap (host and device; valid after init_heap).
@@ -750,9 +797,9 @@ class Scatter {
   static constexpr std::uint32_t lock_count = 1u << 30;
   /// Pass 0: how often a page that another worker is opening (LOCK, hierarchical layouts) is
   /// re-read before the search walks on.
-  static constexpr std::uint32_t open_wait_reads = DEVALLOC_SCATTER_OPEN_WAIT_READS;
+  static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
   /// Pass 0: the walk's first page state is read together with its region counter.
-  static constexpr bool prefetch_state = DEVALLOC_SCATTER_PREFETCH_STATE != 0;
+  static constexpr bool prefetch_state = Config::prefetch_state;
 
  private:
   DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pack(std::uint32_t chunk, std::uint32_t count) noexcept
@@ -893,8 +940,8 @@ class Scatter {
       const std::uint32_t lanes = detail::popcount(group);
       const std::uint64_t slot = static_cast<std::uint64_t>(detail::warp_id()) * lanes + detail::rank_in(group);
       // No mp term in the sequence: with it, every multiprocessor's warps would open their own
-      // pages of each class again (measured on an H200: 5276 nullptr in the census test; 4 KiB
-      // pages collide at random and collapse at 2^20 threads). The lanes of a warp that meet at
+      // pages of each class again (the heap then runs out of pages while they are nearly empty,
+      // and pages of large chunks collide at random; docs/scatter.md, Configuration). The lanes of a warp that meet at
       // one page are served together (try_page_group), so no lane is displaced by a lost open CAS.
       hash = static_cast<std::uint64_t>(cls) * Config::hash_k_size + slot * hash_spread / fresh.spots;
       if (lanes < sequence_min_lanes && fresh.spots >= sequence_shared_spots) {
@@ -1033,7 +1080,7 @@ DEVALLOC_UNROLL
       const std::uint32_t c = chunk_of(seen[j]);
       const std::uint32_t count = count_of(seen[j]);
       // A page of another accepted chunk size is kept whatever its count (try_page checks it):
-      // computing its chunk count here made the scan slower than the tries it saves (H200).
+      // computing its chunk count here costs more than the tries it saves.
       const bool ok = seen[j] == 0 || (accepts(c, size) && (c != cls || count < fresh.spots || count >= lock_count));
       may |= static_cast<std::uint32_t>(ok) << j;
     }

@@ -56,11 +56,16 @@ class Scatter;
 
 namespace distribution {
 
-/// Default configuration: the page size of creation::ScatterConfig (same macro).
-struct XMallocSIMDConfig {
+/// XMallocSIMD's configuration with its setting as a template argument (so that files built with
+/// different -DDEVALLOC_SCATTER_PAGESIZE values get different types). Derive to override.
+template <std::uint32_t PageSize>
+struct basic_xmalloc_simd_config {
   /// Must equal the page size of the creation::Scatter it is combined with.
-  static constexpr std::uint32_t pagesize = DEVALLOC_SCATTER_PAGESIZE;
+  static constexpr std::uint32_t pagesize = PageSize;
 };
+
+/// Default configuration: the page size of creation::ScatterConfig (same macro).
+using XMallocSIMDConfig = basic_xmalloc_simd_config<DEVALLOC_SCATTER_PAGESIZE>;
 
 template <class Config = XMallocSIMDConfig>
 class XMallocSIMD {
