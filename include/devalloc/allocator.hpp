@@ -13,6 +13,15 @@
 // in the destructor; movable, not copyable). handle() returns an AllocatorHandle: a small,
 // trivially copyable value that kernels take by value and call alloc()/dealloc() on, in the manner
 // of cuCollections' static_map / static_map_ref.
+//
+// Streams and devices (CUDA backend): the heap belongs to the device that was current when it was
+// built, and every host operation makes that device current for its duration (so it works while
+// another device is current). Host operations are stream-ordered in CCCL's terms: construction,
+// stats(), reset(), getAvailableSlots() and destruction run on a devalloc::stream_ref
+// (cuda::stream_ref; default: the stream given at construction, itself defaulting to CUDA's
+// default stream) and synchronize that stream only, never the whole device. Kernels that use the
+// heap on another stream must be ordered with it by the caller (events), as for any
+// stream-ordered memory.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +36,7 @@
 #include "pool.hpp"
 #include "traits.hpp"
 #include "error.hpp"
+#include "stream.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
 
@@ -139,14 +149,19 @@ class Allocator {
   static_assert(std::is_trivially_copyable_v<handle_type>,
                 "the creation policy must be trivially copyable: it is passed to kernels by value");
 
-  /// Builds a heap of `heap_bytes` bytes (thesis: initHeap). The pool comes from `reserve_pool`
-  /// (default-constructed unless the policy needs arguments, e.g. UserPool{pointer, bytes}).
-  /// Throws devalloc::error if heap_bytes is 0, exceeds the device's free memory, no device is
-  /// present (CUDA backend), or the pool is too small for the creation policy's structures.
-  explicit Allocator(std::size_t heap_bytes, ReservePool reserve_pool = {}) : reserve_pool_(std::move(reserve_pool))
+  /// Builds a heap of `heap_bytes` bytes (thesis: initHeap) on the current device, in stream order
+  /// on `stream` (which also becomes the default stream of the other host operations; the heap is
+  /// ready for kernels on `stream` when this returns, and for other streams once they wait for it).
+  /// The pool comes from `reserve_pool` (default-constructed unless the policy needs arguments,
+  /// e.g. UserPool{pointer, bytes}). Throws devalloc::error if heap_bytes is 0, exceeds the
+  /// device's free memory, no device is present (CUDA backend), or the pool is too small for the
+  /// creation policy's structures.
+  explicit Allocator(std::size_t heap_bytes, ReservePool reserve_pool = {}, stream_ref stream = {})
+      : reserve_pool_(std::move(reserve_pool)), stream_(stream)
   {
     if (heap_bytes == 0) { detail::throw_error("Allocator: the heap size must be greater than 0 bytes"); }
     detail::backend::require_device();
+    device_ = detail::backend::current_device();
     if constexpr (ReservePool::takes_memory) {
       const std::size_t free_bytes = detail::backend::free_memory();
       if (heap_bytes > free_bytes) {
@@ -155,25 +170,30 @@ class Allocator {
                             (DEVALLOC_BACKEND_CUDA ? "device" : "host") + " memory");
       }
     }
-    stats_ = static_cast<allocator_stats*>(detail::backend::allocate(sizeof(allocator_stats)));
+    stats_ = static_cast<allocator_stats*>(detail::backend::allocate(sizeof(allocator_stats), stream_));
     try {
-      reset_stats();
-      pool_ = reserve_pool_.reserve(heap_bytes);
+      detail::backend::fill(stats_, 0, sizeof(allocator_stats), stream_);
+      pool_ = reserve_pool_.reserve(heap_bytes, stream_);
       try {
         heap_bytes_ = heap_bytes;
-        creation_ = Creation::init_heap(Alignment::align_pool(pool_));
+        creation_ = Creation::init_heap(Alignment::align_pool(pool_), stream_);
       } catch (...) {
-        reserve_pool_.release(pool_);
+        reserve_pool_.release(pool_, stream_);
         throw;
       }
     } catch (...) {
-      detail::backend::deallocate(stats_);
+      detail::backend::deallocate(stats_, stream_);
+      stats_ = nullptr;
       throw;
     }
   }
 
-  /// Returns the pool (thesis: finalizeHeap; the structures go with the pool, so nothing is reset
-  /// first — UserPool memory is left as it is). No kernel may still use it.
+  /// Builds a heap as above with a default-constructed ReservePool, on `stream`.
+  Allocator(std::size_t heap_bytes, stream_ref stream) : Allocator(heap_bytes, ReservePool{}, stream) {}
+
+  /// Returns the pool in stream order on stream() and waits for that stream (thesis: finalizeHeap;
+  /// the structures go with the pool, so nothing is reset first — UserPool memory is left as it
+  /// is). No kernel on another stream may still use the heap.
   ~Allocator() { destroy(); }
 
   Allocator(const Allocator&) = delete;
@@ -184,7 +204,9 @@ class Allocator {
         pool_(std::exchange(other.pool_, pool_span{})),
         heap_bytes_(std::exchange(other.heap_bytes_, 0)),
         creation_(std::exchange(other.creation_, Creation{})),
-        stats_(std::exchange(other.stats_, nullptr))
+        stats_(std::exchange(other.stats_, nullptr)),
+        stream_(other.stream_),
+        device_(other.device_)
   {
   }
 
@@ -197,6 +219,8 @@ class Allocator {
       heap_bytes_ = std::exchange(other.heap_bytes_, 0);
       creation_ = std::exchange(other.creation_, Creation{});
       stats_ = std::exchange(other.stats_, nullptr);
+      stream_ = other.stream_;
+      device_ = other.device_;
     }
     return *this;
   }
@@ -209,54 +233,67 @@ class Allocator {
   }
 
   /// Host. Number of chunks of `slot_bytes` that can still be allocated (thesis getAvailableSlots,
-  /// host variant). Only if providesAvailableSlots; no kernel may change the heap meanwhile.
-  [[nodiscard]] std::size_t getAvailableSlots(std::size_t slot_bytes) const
+  /// host variant), read after the work queued on `stream` (default: stream()); waits for that
+  /// stream only. Only if providesAvailableSlots; no kernel on another stream may change the heap
+  /// meanwhile.
+  [[nodiscard]] std::size_t getAvailableSlots(std::size_t slot_bytes) const { return getAvailableSlots(slot_bytes, stream_); }
+  [[nodiscard]] std::size_t getAvailableSlots(std::size_t slot_bytes, stream_ref stream) const
   {
     static_assert(providesAvailableSlots,
                   "getAvailableSlots: this creation policy does not provide it (check "
                   "Allocator::providesAvailableSlots before calling)");
     require_live();
     if (slot_bytes == 0) { return 0; }
-    return creation_.available_slots_host(Alignment::apply_padding(slot_bytes));
+    const detail::backend::device_guard on_device(device_);
+    return creation_.available_slots_host(Alignment::apply_padding(slot_bytes), stream);
   }
 
-  /// Host. Frees every allocation at once: the heap returns to its state after construction and
-  /// every pointer handed out becomes invalid. No kernel may be running on it. Counters are kept.
-  void reset()
+  /// Host. Frees every allocation at once, in stream order on `stream` (default: stream()): the
+  /// heap returns to its state after construction and every pointer handed out becomes invalid.
+  /// No kernel on another stream may be running on the heap. Counters are kept. Returns without
+  /// waiting (the reset is queued on the stream).
+  void reset() { reset(stream_); }
+  void reset(stream_ref stream)
   {
     static_assert(traits.resettable,
                   "Allocator::reset: this creation policy cannot free everything at once (traits.resettable is "
                   "false, e.g. DeviceMalloc, whose heap belongs to CUDA); dealloc() each pointer instead");
     require_live();
-    detail::backend::synchronize();
-    creation_.finalize_heap();
+    const detail::backend::device_guard on_device(device_);
+    creation_.finalize_heap(stream);
   }
 
-  /// Host. Reads the device counters (synchronizes with the device first).
-  [[nodiscard]] allocator_stats stats() const
+  /// Host. Reads the device counters after the work queued on `stream` (default: stream()); waits
+  /// for that stream only, and reports its asynchronous errors as devalloc::cuda_error.
+  [[nodiscard]] allocator_stats stats() const { return stats(stream_); }
+  [[nodiscard]] allocator_stats stats(stream_ref stream) const
   {
     require_live();
-    detail::backend::synchronize();
+    const detail::backend::device_guard on_device(device_);
     allocator_stats result;
-    detail::backend::copy_to_host(&result, stats_, sizeof(result));
+    detail::backend::copy_to_host(&result, stats_, sizeof(result), stream);
     return result;
   }
 
-  void reset_stats()
+  /// Host. Zeroes the counters, in stream order on `stream` (default: stream()).
+  void reset_stats() { reset_stats(stream_); }
+  void reset_stats(stream_ref stream)
   {
-    if (stats_ == nullptr) { return; }
-    detail::backend::fill(stats_, 0, sizeof(allocator_stats));
+    require_live();
+    const detail::backend::device_guard on_device(device_);
+    detail::backend::fill(stats_, 0, sizeof(allocator_stats), stream);
   }
 
   /// Host. Throws devalloc::error if any dealloc() call passed a pointer this allocator does not
-  /// own (misuse the device could only count). Resets that counter.
+  /// own (misuse the device could only count). Resets that counter. Runs on stream().
   void check_errors()
   {
     const allocator_stats s = stats();
     if (s.invalid_frees != 0) {
       allocator_stats cleared = s;
       cleared.invalid_frees = 0;
-      detail::backend::copy_to_device(stats_, &cleared, sizeof(cleared));
+      const detail::backend::device_guard on_device(device_);
+      detail::backend::copy_to_device(stats_, &cleared, sizeof(cleared), stream_);
       detail::throw_error("dealloc() was called " + std::to_string(s.invalid_frees) +
                           " time(s) with a pointer this allocator did not hand out (" + Creation::classname() + ")");
     }
@@ -264,6 +301,16 @@ class Allocator {
 
   /// Bytes requested at construction.
   [[nodiscard]] std::size_t heap_bytes() const noexcept { return heap_bytes_; }
+
+  /// The stream host operations use by default (the one given at construction).
+  [[nodiscard]] stream_ref stream() const noexcept { return stream_; }
+
+  /// Host. Makes `stream` the default stream of later host operations and of destruction (e.g.
+  /// before the stream given at construction is destroyed). Does not wait for anything.
+  void set_stream(stream_ref stream) noexcept { stream_ = stream; }
+
+  /// The device the heap lives on (CUDA device id; 0 on the CPU backend).
+  [[nodiscard]] int device() const noexcept { return device_; }
 
   /// Host. Names every policy with its parameters, separated by `separator` (thesis: info()).
   [[nodiscard]] static std::string info(const std::string& separator = ", ")
@@ -283,13 +330,17 @@ class Allocator {
   {
     if (stats_ == nullptr) { return; }
     try {
-      detail::backend::synchronize();  // no kernel may still use the pool once it is returned
+      const detail::backend::device_guard on_device(device_);
+      // Stream-ordered: the pool goes back after the kernels queued on the stream; waiting for the
+      // stream then lets the caller reuse UserPool memory at once.
+      creation_.release(stream_);
+      reserve_pool_.release(pool_, stream_);
+      detail::backend::deallocate(stats_, stream_);
+      detail::backend::synchronize(stream_);
     } catch (...) {
-      // A sticky CUDA error (e.g. after a Trap): release regardless.
+      // A sticky CUDA error (e.g. after a Trap) or a device that cannot be made current: the
+      // memory is released with the context.
     }
-    creation_.release();
-    reserve_pool_.release(pool_);
-    detail::backend::deallocate(stats_);
     stats_ = nullptr;
   }
 
@@ -298,6 +349,8 @@ class Allocator {
   std::size_t heap_bytes_ = 0;
   Creation creation_{};
   allocator_stats* stats_ = nullptr;
+  stream_ref stream_{};
+  int device_ = 0;
 };
 
 DEVALLOC_NAMESPACE_END

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "pool.hpp"
+#include "stream.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
 
@@ -29,8 +30,10 @@ template <class, class = void>
 struct has_creation_members : std::false_type {};
 template <class C>
 struct has_creation_members<
-  C, std::void_t<decltype(C::init_heap(std::declval<pool_span>())), decltype(std::declval<C&>().finalize_heap()),
-                 decltype(std::declval<C&>().release()), decltype(C::traits), decltype(C::classname())>>
+  C, std::void_t<decltype(C::init_heap(std::declval<pool_span>(), std::declval<stream_ref>())),
+                 decltype(std::declval<C&>().finalize_heap(std::declval<stream_ref>())),
+                 decltype(std::declval<C&>().release(std::declval<stream_ref>())), decltype(C::traits),
+                 decltype(C::classname())>>
     : std::true_type {};
 
 template <class, class = void>
@@ -48,7 +51,8 @@ template <class, class = void>
 struct has_reserve_pool_members : std::false_type {};
 template <class R>
 struct has_reserve_pool_members<
-  R, std::void_t<decltype(std::declval<R&>().reserve(std::size_t{})), decltype(std::declval<R&>().release(pool_span{})),
+  R, std::void_t<decltype(std::declval<R&>().reserve(std::size_t{}, std::declval<stream_ref>())),
+                 decltype(std::declval<R&>().release(pool_span{}, std::declval<stream_ref>())),
                  decltype(R::provides_pool), decltype(R::takes_memory), decltype(R::classname())>> : std::true_type {};
 
 template <class, class = void>
@@ -62,8 +66,8 @@ struct has_alignment_members<
 template <class Creation, class Distribution, class OOM, class ReservePool, class Alignment>
 struct policy_constraints {
   static_assert(has_creation_members<Creation>::value,
-                "devalloc::Allocator: the first policy must be a CreationPolicy (static init_heap(pool_span), "
-                "finalize_heap(), release(), create/destroy/is_oom on the device, static traits, classname()), "
+                "devalloc::Allocator: the first policy must be a CreationPolicy (static init_heap(pool_span, stream_ref), "
+                "finalize_heap(stream_ref), release(stream_ref), create/destroy/is_oom on the device, static traits, classname()), "
                 "e.g. devalloc::creation::AtomicBump");
   static_assert(has_distribution_members<Distribution>::value,
                 "devalloc::Allocator: the second policy must be a DistributionPolicy (collect/distribute, config, combines_requests, "

@@ -82,7 +82,7 @@ TEST(HostApi, ShrinkPadsAndAlignsThePool)
 TEST(HostApi, InfoListsPoliciesWithParameters)
 {
   const std::string info = presets::bump::info();
-  EXPECT_EQ(info, "Creation=AtomicBump, Distribution=Noop, OOM=ReturnNull, ReservePool=" +
+  EXPECT_EQ(info, "Creation=AtomicBump<header_bytes=256>, Distribution=Noop, OOM=ReturnNull, ReservePool=" +
                     reserve_pool::CudaMalloc::classname() + ", Alignment=Shrink<16>");
 }
 
@@ -137,6 +137,83 @@ void exhaust_trap_allocator()
     std::fprintf(stderr, "devalloc: out of memory (kernel stopped by Trap): %s\n", e.what());
   }
   std::abort();
+}
+
+// --- streams and devices ------------------------------------------------------------------------
+
+TEST(HostApi, HostOperationsTakeAStreamAndDefaultToTheOneGivenAtConstruction)
+{
+  presets::scatter heap(std::size_t{4} << 20, stream_ref{});
+  EXPECT_TRUE(heap.stream() == stream_ref{});
+  EXPECT_EQ(heap.device(), detail::backend::current_device());
+  const std::size_t slots = heap.getAvailableSlots(64);
+  EXPECT_GT(slots, 0u);
+  EXPECT_EQ(heap.getAvailableSlots(64, heap.stream()), slots);
+  EXPECT_EQ(heap.stats(heap.stream()).failed_allocations, 0u);
+  heap.reset(heap.stream());
+  EXPECT_EQ(heap.getAvailableSlots(64), slots);
+}
+
+#if DEVALLOC_BACKEND_CUDA
+__global__ void spin_kernel(long long cycles)
+{
+  const long long start = clock64();
+  while (clock64() - start < cycles) {}
+}
+
+struct raw_stream {
+  cudaStream_t value{};
+  raw_stream() { DEVALLOC_CUDA_TRY(cudaStreamCreateWithFlags(&value, cudaStreamNonBlocking)); }
+  ~raw_stream() { (void)cudaStreamDestroy(value); }
+};
+#endif
+
+// Construction, stats(), getAvailableSlots(), reset() and destruction wait for their own stream
+// only: a kernel still running on another stream is not waited for.
+TEST(HostApi, HostOperationsSynchronizeTheirStreamOnly)
+{
+#if DEVALLOC_BACKEND_CUDA
+  raw_stream heap_stream, busy_stream;
+  {
+    presets::scatter heap(std::size_t{4} << 20, stream_ref{heap_stream.value});
+    // About a second of one thread spinning on the other stream.
+    spin_kernel<<<1, 1, 0, busy_stream.value>>>(2'000'000'000LL);
+    DEVALLOC_CUDA_TRY(cudaGetLastError());
+    EXPECT_EQ(heap.stats().failed_allocations, 0u);
+    EXPECT_GT(heap.getAvailableSlots(64), 0u);
+    heap.reset();
+    EXPECT_EQ(cudaStreamQuery(busy_stream.value), cudaErrorNotReady) << "a host operation waited for another stream";
+  }
+  EXPECT_EQ(cudaStreamQuery(busy_stream.value), cudaErrorNotReady) << "destruction waited for another stream";
+  DEVALLOC_CUDA_TRY(cudaStreamSynchronize(busy_stream.value));
+#else
+  GTEST_SKIP() << "CPU backend: host operations complete before they return (there is no other stream)";
+#endif
+}
+
+// The heap remembers its device: host operations work while another device is current, and leave
+// the current device as it was.
+TEST(HostApi, HeapWorksWhileAnotherDeviceIsCurrent)
+{
+#if DEVALLOC_BACKEND_CUDA
+  int devices = 0;
+  DEVALLOC_CUDA_TRY(cudaGetDeviceCount(&devices));
+  if (devices < 2) { GTEST_SKIP() << "needs 2 GPUs, found " << devices; }
+  DEVALLOC_CUDA_TRY(cudaSetDevice(1));
+  {
+    presets::scatter heap(std::size_t{4} << 20);
+    DEVALLOC_CUDA_TRY(cudaSetDevice(0));
+    EXPECT_EQ(heap.device(), 1);
+    const std::size_t slots = heap.getAvailableSlots(64);
+    EXPECT_GT(slots, 0u);
+    heap.reset();
+    EXPECT_EQ(heap.stats().failed_allocations, 0u);
+    EXPECT_EQ(detail::backend::current_device(), 0) << "a host operation left its device current";
+  }
+  EXPECT_EQ(detail::backend::current_device(), 0);
+#else
+  GTEST_SKIP() << "CPU backend: one device";
+#endif
 }
 
 TEST(HostApiDeathTest, TrapStopsTheProgramWithAMessage)

@@ -24,6 +24,7 @@
 #include "../pool.hpp"
 #include "../traits.hpp"
 #include "../error.hpp"
+#include "../stream.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
 namespace creation {
@@ -44,7 +45,7 @@ class AtomicBump {
 
   /// Host. Sets up the heap in `pool` (offset = 0). Throws if the pool cannot hold the header and
   /// at least one byte of data.
-  static AtomicBump init_heap(pool_span pool)
+  static AtomicBump init_heap(pool_span pool, stream_ref stream)
   {
     if (pool.data == nullptr || pool.bytes <= config::header_bytes) {
       detail::throw_error("AtomicBump: the heap needs more than " + std::to_string(config::header_bytes) +
@@ -54,15 +55,16 @@ class AtomicBump {
     heap.offset_ = static_cast<unsigned long long*>(pool.data);
     heap.data_ = static_cast<char*>(pool.data) + config::header_bytes;
     heap.capacity_ = pool.bytes - config::header_bytes;
-    heap.finalize_heap();
+    heap.finalize_heap(stream);
     return heap;
   }
 
-  /// Host. Forgets every allocation: the offset goes back to 0. No kernel may be running.
-  void finalize_heap() { detail::backend::fill(offset_, 0, sizeof(*offset_)); }
+  /// Host. Forgets every allocation: the offset goes back to 0 (in stream order on `stream`). No
+  /// kernel may be running on the heap when the stream reaches this point.
+  void finalize_heap(stream_ref stream) { detail::backend::fill(offset_, 0, sizeof(*offset_), stream); }
 
   /// Host. The policy owns no memory beside the pool: nothing to release.
-  void release() noexcept {}
+  void release(stream_ref) noexcept {}
 
   /// Device. Thread safe. Returns `bytes` bytes or nullptr when they do not fit.
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
@@ -94,14 +96,15 @@ class AtomicBump {
   }
 
   /// Host. Same count, read from the host. No kernel may be changing the heap meanwhile.
-  std::size_t available_slots_host(std::size_t slot_bytes) const
+  std::size_t available_slots_host(std::size_t slot_bytes, stream_ref stream) const
   {
     unsigned long long used = 0;
-    detail::backend::copy_to_host(&used, offset_, sizeof(used));
+    detail::backend::copy_to_host(&used, offset_, sizeof(used), stream);
     return slots_after(used, slot_bytes);
   }
 
-  static std::string classname() { return "AtomicBump"; }
+  /// Host. "AtomicBump<header_bytes=...>" (every setting of its config).
+  static std::string classname() { return "AtomicBump<header_bytes=" + std::to_string(config::header_bytes) + ">"; }
 
  private:
   DEVALLOC_HOST_DEVICE std::size_t slots_after(unsigned long long used, std::size_t slot_bytes) const noexcept

@@ -20,6 +20,7 @@
 #include "../detail/backend.hpp"
 #include "../detail/platform.hpp"
 #include "../pool.hpp"
+#include "../stream.hpp"
 #include "../traits.hpp"
 
 #if DEVALLOC_BACKEND_CPU
@@ -41,20 +42,22 @@ class DeviceMalloc {
   DeviceMalloc() = default;
 
   /// Host. `pool.bytes` is the heap limit; `pool.data` is unused (CUDA owns its malloc heap).
-  static DeviceMalloc init_heap(pool_span pool)
+  static DeviceMalloc init_heap(pool_span pool, stream_ref stream)
   {
     DeviceMalloc heap;
     heap.limit_ = pool.bytes;
 #if DEVALLOC_BACKEND_CPU
-    heap.used_ = static_cast<unsigned long long*>(detail::backend::allocate(sizeof(unsigned long long)));
-    heap.finalize_heap();
+    heap.used_ = static_cast<unsigned long long*>(detail::backend::allocate(sizeof(unsigned long long), stream));
+    heap.finalize_heap(stream);
+#else
+    (void)stream;
 #endif
     return heap;
   }
 
   /// Host. CUDA's heap cannot be reset from the host; chunks not freed stay allocated.
   /// CPU: the byte count restarts at 0 (chunks not freed leak, as they would on the GPU).
-  void finalize_heap()
+  void finalize_heap(stream_ref)
   {
 #if DEVALLOC_BACKEND_CPU
     *used_ = 0;
@@ -62,11 +65,13 @@ class DeviceMalloc {
   }
 
   /// Host. Releases the policy's own bookkeeping (CPU backend only).
-  void release() noexcept
+  void release(stream_ref stream) noexcept
   {
 #if DEVALLOC_BACKEND_CPU
-    detail::backend::deallocate(used_);
+    detail::backend::deallocate(used_, stream);
     used_ = nullptr;
+#else
+    (void)stream;
 #endif
   }
 

@@ -67,6 +67,7 @@
 #include "../traits.hpp"
 #include "../detail/warp.hpp"
 #include "../error.hpp"
+#include "../stream.hpp"
 
 /// Bytes per page (§5.2). A multiple of 256 in 256..2^30.
 #include "../detail/scatter_pagesize.hpp"
@@ -460,9 +461,10 @@ class Scatter {
   // ---------------------------------------------------------------------------------------------
   // Host interface
 
-  /// Host. Sets up the heap in `pool` (thesis initHeap): plans the layout, zeroes all metadata.
-  /// Throws devalloc::error if the pool cannot hold one page and its metadata.
-  static Scatter init_heap(pool_span pool)
+  /// Host. Sets up the heap in `pool` (thesis initHeap): plans the layout, zeroes all metadata in
+  /// stream order on `stream`. Throws devalloc::error if the pool cannot hold one page and its
+  /// metadata.
+  static Scatter init_heap(pool_span pool, stream_ref stream)
   {
     if (pool.data == nullptr) { detail::throw_error("Scatter: the pool is empty (no memory was reserved)"); }
     const geometry g = plan(reinterpret_cast<std::uintptr_t>(pool.data), pool.bytes);
@@ -487,20 +489,21 @@ class Scatter {
     heap.blocks_ = g.blocks;
     heap.region_pages_ = g.region_pages;
     heap.regions_count_ = g.regions;
-    heap.finalize_heap();
+    heap.finalize_heap(stream);
     return heap;
   }
 
   /// Host. Frees every allocation (thesis finalizeHeap; Allocator::reset()): zeroes the page
-  /// states, bitfields, region counters and the active super block. In-page bitfields are
-  /// rewritten when a page is next claimed. No kernel may be running on the heap.
-  void finalize_heap()
+  /// states, bitfields, region counters and the active super block, in stream order on `stream`.
+  /// In-page bitfields are rewritten when a page is next claimed. No kernel may be running on the
+  /// heap, in any stream, when the stream reaches this point.
+  void finalize_heap(stream_ref stream)
   {
-    if (active_block_ != nullptr) { detail::backend::fill(active_block_, 0, meta_bytes_); }
+    if (active_block_ != nullptr) { detail::backend::fill(active_block_, 0, meta_bytes_, stream); }
   }
 
   /// Host. All structures live in the pool: nothing to release.
-  void release() noexcept {}
+  void release(stream_ref) noexcept {}
 
   /// Host. "Scatter<...>" with every configuration parameter (thesis info()).
   static std::string classname()
@@ -541,11 +544,11 @@ class Scatter {
   /// Host. Slots of `slot_bytes` that could still be allocated (thesis §4.3.5 getAvailableSlots,
   /// host variant): copies the page states and counts like the device variant. No kernel may
   /// change the heap meanwhile.
-  std::size_t available_slots_host(std::size_t slot_bytes) const
+  std::size_t available_slots_host(std::size_t slot_bytes, stream_ref stream) const
   {
     if (slot_bytes == 0 || pages_ == 0) { return 0; }
     std::vector<std::uint64_t> states(pages_);
-    detail::backend::copy_to_host(states.data(), states_, states.size() * sizeof(std::uint64_t));
+    detail::backend::copy_to_host(states.data(), states_, states.size() * sizeof(std::uint64_t), stream);
     if (slot_bytes > pagesize) {
       const std::uint64_t need = pages_needed(slot_bytes);
       if (need > pages_) { return 0; }

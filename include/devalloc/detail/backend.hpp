@@ -1,7 +1,11 @@
 // devalloc/detail/backend.hpp
 //
 // Host-side memory operations of the two backends: where pools and heap metadata live, and how
-// the host reads and writes them. CUDA: device memory through the runtime API, every call checked.
+// the host reads and writes them. CUDA: device memory through the runtime API, every call checked,
+// stream-ordered on the stream_ref the caller gives (default: CUDA's default stream): memory comes
+// from cudaMallocAsync / goes back with cudaFreeAsync, fills are cudaMemsetAsync, and a copy to or
+// from host memory waits for that stream only. Every call acts on the current device: the
+// Allocator makes its own device current (device_guard) around each host operation.
 // CPU: host memory, 256-byte aligned, plain copies. Policies call only these, never the runtime.
 #pragma once
 
@@ -10,6 +14,7 @@
 #include <string>
 
 #include "../error.hpp"
+#include "../stream.hpp"
 #include "platform.hpp"
 
 #if DEVALLOC_BACKEND_CUDA
@@ -41,12 +46,64 @@ inline void require_device()
 #endif
 }
 
-/// Bytes of device memory currently free (CPU: available physical memory).
+/// Id of the current device (CPU: 0).
+inline int current_device()
+{
+#if DEVALLOC_BACKEND_CUDA
+  int device = 0;
+  DEVALLOC_CUDA_TRY(cudaGetDevice(&device));
+  return device;
+#else
+  return 0;
+#endif
+}
+
+/// Makes `device` current for its lifetime and restores the previous device afterwards (CUDA;
+/// a no-op on the CPU). Host operations of an Allocator run under one, so a heap keeps working
+/// when another device is current.
+class device_guard {
+ public:
+  explicit device_guard(int device)
+  {
+#if DEVALLOC_BACKEND_CUDA
+    previous_ = current_device();
+    if (previous_ != device) { DEVALLOC_CUDA_TRY(cudaSetDevice(device)); }
+#else
+    previous_ = device;
+#endif
+    device_ = device;
+  }
+  ~device_guard()
+  {
+#if DEVALLOC_BACKEND_CUDA
+    if (previous_ != device_) { (void)cudaSetDevice(previous_); }
+#endif
+  }
+  device_guard(const device_guard&) = delete;
+  device_guard& operator=(const device_guard&) = delete;
+
+ private:
+  int previous_ = 0;
+  int device_ = 0;
+};
+
+/// Bytes of device memory currently free (CPU: available physical memory). CUDA: the device's free
+/// memory plus what the current device's default memory pool holds unused (freed by cudaFreeAsync,
+/// not yet given back), which allocate() can reuse.
 inline std::size_t free_memory()
 {
 #if DEVALLOC_BACKEND_CUDA
   std::size_t free_bytes = 0, total_bytes = 0;
   DEVALLOC_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  cudaMemPool_t pool{};
+  if (cudaDeviceGetDefaultMemPool(&pool, current_device()) == cudaSuccess) {
+    unsigned long long reserved = 0, used = 0;  // the attributes are cuuint64_t
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess && reserved > used) {
+      free_bytes += static_cast<std::size_t>(reserved - used);
+    }
+  }
+  (void)cudaGetLastError();
   return free_bytes;
 #else
   // MemAvailable counts reclaimable page cache too (unlike _SC_AVPHYS_PAGES).
@@ -67,21 +124,24 @@ inline std::size_t free_memory()
 #endif
 }
 
-/// Allocates `bytes` of backend memory (device memory for CUDA). Throws devalloc::error on failure.
-inline void* allocate(std::size_t bytes)
+/// Allocates `bytes` of backend memory (device memory for CUDA), usable in stream order on
+/// `stream` (cudaMallocAsync; work on another stream must first wait for `stream`). Throws
+/// devalloc::error on failure.
+inline void* allocate(std::size_t bytes, stream_ref stream = {})
 {
   require_device();
   if (bytes == 0) { throw_error("cannot allocate 0 bytes of backend memory"); }
 #if DEVALLOC_BACKEND_CUDA
   void* p = nullptr;
-  const cudaError_t status = cudaMalloc(&p, bytes);
+  const cudaError_t status = cudaMallocAsync(&p, bytes, stream.get());
   if (status != cudaSuccess) {
     (void)cudaGetLastError();
-    throw_error("cudaMalloc of " + std::to_string(bytes) + " bytes failed (" + cudaGetErrorString(status) +
+    throw_error("cudaMallocAsync of " + std::to_string(bytes) + " bytes failed (" + cudaGetErrorString(status) +
                 "); free device memory is " + std::to_string(free_memory()) + " bytes");
   }
   return p;
 #else
+  (void)stream;
   const std::size_t rounded = (bytes + allocation_alignment - 1) / allocation_alignment * allocation_alignment;
   void* p = std::aligned_alloc(allocation_alignment, rounded);
   if (p == nullptr) { throw_error("host allocation of " + std::to_string(bytes) + " bytes failed"); }
@@ -89,49 +149,64 @@ inline void* allocate(std::size_t bytes)
 #endif
 }
 
-/// Releases memory from allocate(). Never throws (used in destructors); nullptr is a no-op.
-inline void deallocate(void* p) noexcept
+/// Releases memory from allocate() in stream order on `stream` (cudaFreeAsync: after the work
+/// already queued there). Never throws (used in destructors); nullptr is a no-op.
+inline void deallocate(void* p, stream_ref stream = {}) noexcept
 {
   if (p == nullptr) { return; }
 #if DEVALLOC_BACKEND_CUDA
-  (void)cudaFree(p);
+  if (cudaFreeAsync(p, stream.get()) != cudaSuccess) { (void)cudaGetLastError(); }
 #else
+  (void)stream;
   std::free(p);
 #endif
 }
 
-inline void fill(void* dst, int value, std::size_t bytes)
+/// Sets `bytes` bytes at `dst` to `value`, in stream order on `stream` (returns without waiting).
+inline void fill(void* dst, int value, std::size_t bytes, stream_ref stream = {})
 {
 #if DEVALLOC_BACKEND_CUDA
-  DEVALLOC_CUDA_TRY(cudaMemset(dst, value, bytes));
+  DEVALLOC_CUDA_TRY(cudaMemsetAsync(dst, value, bytes, stream.get()));
 #else
+  (void)stream;
   std::memset(dst, value, bytes);
 #endif
 }
 
-inline void copy_to_host(void* dst, const void* src, std::size_t bytes)
+/// Copies backend memory to host memory after the work queued on `stream`; waits for `stream`
+/// only, and reports its asynchronous errors.
+inline void copy_to_host(void* dst, const void* src, std::size_t bytes, stream_ref stream = {})
 {
 #if DEVALLOC_BACKEND_CUDA
-  DEVALLOC_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  DEVALLOC_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream.get()));
+  DEVALLOC_CUDA_TRY(cudaStreamSynchronize(stream.get()));
 #else
+  (void)stream;
   std::memcpy(dst, src, bytes);
 #endif
 }
 
-inline void copy_to_device(void* dst, const void* src, std::size_t bytes)
+/// Copies host memory to backend memory in stream order on `stream`; waits for `stream` only (the
+/// source may be a temporary of the caller).
+inline void copy_to_device(void* dst, const void* src, std::size_t bytes, stream_ref stream = {})
 {
 #if DEVALLOC_BACKEND_CUDA
-  DEVALLOC_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  DEVALLOC_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream.get()));
+  DEVALLOC_CUDA_TRY(cudaStreamSynchronize(stream.get()));
 #else
+  (void)stream;
   std::memcpy(dst, src, bytes);
 #endif
 }
 
-/// Waits for all device work (CPU: nothing is asynchronous) and reports asynchronous errors.
-inline void synchronize()
+/// Waits for the work queued on `stream` (not the whole device) and reports asynchronous errors.
+/// CPU: nothing is asynchronous.
+inline void synchronize(stream_ref stream = {})
 {
 #if DEVALLOC_BACKEND_CUDA
-  DEVALLOC_CUDA_TRY(cudaDeviceSynchronize());
+  DEVALLOC_CUDA_TRY(cudaStreamSynchronize(stream.get()));
+#else
+  (void)stream;
 #endif
 }
 

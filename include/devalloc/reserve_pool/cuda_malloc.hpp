@@ -23,11 +23,12 @@ struct CudaMalloc {
   /// The heap's bytes are taken from the device's free memory (so the host checks they are there).
   static constexpr bool takes_memory = true;
 
-  /// Host. Throws devalloc::error if the memory cannot be had (message names the free memory).
-  pool_span reserve(std::size_t bytes) { return {detail::backend::allocate(bytes), bytes}; }
+  /// Host. Device memory usable in stream order on `stream` (cudaMallocAsync). Throws
+  /// devalloc::error if the memory cannot be had (the message names the free memory).
+  pool_span reserve(std::size_t bytes, stream_ref stream) { return {detail::backend::allocate(bytes, stream), bytes}; }
 
-  /// Host. Never throws.
-  void release(pool_span pool) noexcept { detail::backend::deallocate(pool.data); }
+  /// Host. Returns the memory in stream order on `stream`. Never throws.
+  void release(pool_span pool, stream_ref stream) noexcept { detail::backend::deallocate(pool.data, stream); }
 
   static std::string classname() { return DEVALLOC_BACKEND_CUDA ? "CudaMalloc" : "CudaMalloc(host memory)"; }
 };

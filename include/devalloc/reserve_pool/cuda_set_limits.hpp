@@ -17,6 +17,7 @@
 #include "../detail/backend.hpp"
 #include "../pool.hpp"
 #include "../error.hpp"
+#include "../stream.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
 namespace reserve_pool {
@@ -29,7 +30,9 @@ struct CudaSetLimits {
   /// The heap's bytes are taken from the device's free memory (so the host checks they are there).
   static constexpr bool takes_memory = true;
 
-  pool_span reserve(std::size_t bytes)
+  /// Host. Sets CUDA's device malloc heap size (device-wide; not stream-ordered: CUDA offers no
+  /// stream-ordered form). Throws devalloc::error if the limit can no longer change.
+  pool_span reserve(std::size_t bytes, stream_ref)
   {
     detail::backend::require_device();
 #if DEVALLOC_BACKEND_CUDA
@@ -49,7 +52,7 @@ struct CudaSetLimits {
     return {nullptr, bytes};
   }
 
-  void release(pool_span) noexcept {}
+  void release(pool_span, stream_ref) noexcept {}
 
   static std::string classname() { return DEVALLOC_BACKEND_CUDA ? "CudaSetLimits" : "CudaSetLimits(host limit)"; }
 };

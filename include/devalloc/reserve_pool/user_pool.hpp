@@ -12,6 +12,7 @@
 
 #include "../pool.hpp"
 #include "../error.hpp"
+#include "../stream.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
 namespace reserve_pool {
@@ -29,7 +30,7 @@ class UserPool {
 
   /// Host. Returns the caller's memory; throws devalloc::error if none was given or it is smaller
   /// than the requested heap.
-  pool_span reserve(std::size_t bytes) const
+  pool_span reserve(std::size_t bytes, stream_ref) const
   {
     if (memory_.data == nullptr) {
       detail::throw_error("UserPool: no memory was given; construct the allocator with UserPool{pointer, bytes}");
@@ -42,7 +43,7 @@ class UserPool {
   }
 
   /// Host. The memory stays the caller's: nothing is freed.
-  void release(pool_span) noexcept {}
+  void release(pool_span, stream_ref) noexcept {}
 
   static std::string classname() { return "UserPool"; }
 
