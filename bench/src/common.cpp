@@ -3,11 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -28,7 +25,7 @@
 namespace devalloc_bench {
 
 // =============================================================================================
-// Values and records
+// Records
 
 namespace {
 std::string format_real(double d)
@@ -41,183 +38,57 @@ std::string format_real(double d)
   }
   return buf;
 }
-
-std::string json_escape(const std::string& s)
-{
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
 }  // namespace
 
-std::string Value::text() const
+std::string text(const Json& v)
 {
-  switch (kind) {
-    case Kind::null: return "";
-    case Kind::boolean: return b ? "true" : "false";
-    case Kind::integer: return std::to_string(i);
-    case Kind::real: return format_real(d);
-    case Kind::string: return s;
-  }
-  return "";
+  if (v.is_null()) { return ""; }
+  if (v.is_string()) { return v.get<std::string>(); }
+  if (v.is_boolean()) { return v.get<bool>() ? "true" : "false"; }
+  if (v.is_number_unsigned()) { return std::to_string(v.get<unsigned long long>()); }
+  if (v.is_number_integer()) { return std::to_string(v.get<long long>()); }
+  if (v.is_number_float()) { return format_real(v.get<double>()); }
+  return dump_json(v);
 }
 
-std::string Value::json() const
-{
-  switch (kind) {
-    case Kind::null: return "null";
-    case Kind::boolean: return b ? "true" : "false";
-    case Kind::integer: return std::to_string(i);
-    case Kind::real: {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.10g", d);
-      return buf;
-    }
-    case Kind::string: return "\"" + json_escape(s) + "\"";
-  }
-  return "null";
-}
+std::string dump_json(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-Record& Record::set(const std::string& key, Value v)
+Record& Record::set(const std::string& key, Json v)
 {
-  for (auto& kv : fields_) {
-    if (kv.first == key) {
-      kv.second = std::move(v);
-      return *this;
-    }
-  }
-  fields_.emplace_back(key, std::move(v));
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) { v = nullptr; }
+  fields_[key] = std::move(v);
   return *this;
 }
 
-const Value* Record::get(const std::string& key) const
+const Json* Record::get(const std::string& key) const
 {
-  for (const auto& kv : fields_) {
-    if (kv.first == key) { return &kv.second; }
-  }
-  return nullptr;
+  const auto it = fields_.find(key);
+  return it != fields_.end() ? &*it : nullptr;
 }
 
 double Record::num(const std::string& key, double fallback) const
 {
-  const Value* v = get(key);
-  return v != nullptr && v->is_number() ? v->number() : fallback;
+  const Json* v = get(key);
+  return v != nullptr && v->is_number() ? v->get<double>() : fallback;
 }
 
 std::string Record::str(const std::string& key) const
 {
-  const Value* v = get(key);
-  return v != nullptr ? v->text() : std::string();
+  const Json* v = get(key);
+  return v != nullptr ? text(*v) : std::string();
 }
 
-std::string Record::json() const
+Record Record::from_json(const std::string& line)
 {
-  std::string out = "{";
-  bool first = true;
-  for (const auto& kv : fields_) {
-    if (!first) { out += ", "; }
-    first = false;
-    out += "\"" + json_escape(kv.first) + "\": " + kv.second.json();
+  Json j;
+  try {
+    j = Json::parse(line);
+  } catch (const Json::exception& e) {
+    throw std::runtime_error(std::string("bad record JSON: ") + e.what());
   }
-  return out + "}";
-}
-
-Record Record::parse_json(const std::string& text)
-{
+  if (!j.is_object()) { throw std::runtime_error("bad record JSON: not an object"); }
   Record r;
-  std::size_t i = 0;
-  auto ws = [&] {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) { ++i; }
-  };
-  auto fail = [&](const char* what) { throw std::runtime_error(std::string("bad record JSON: ") + what); };
-  auto parse_string = [&]() {
-    if (i >= text.size() || text[i] != '"') { fail("expected string"); }
-    ++i;
-    std::string s;
-    while (i < text.size() && text[i] != '"') {
-      char c = text[i++];
-      if (c == '\\') {
-        if (i >= text.size()) { fail("escape"); }
-        const char e = text[i++];
-        switch (e) {
-          case 'n': c = '\n'; break;
-          case 'r': c = '\r'; break;
-          case 't': c = '\t'; break;
-          case 'u': {
-            if (i + 4 > text.size()) { fail("\\u"); }
-            c = static_cast<char>(std::stoi(text.substr(i, 4), nullptr, 16));
-            i += 4;
-            break;
-          }
-          default: c = e;
-        }
-      }
-      s += c;
-    }
-    if (i >= text.size()) { fail("unterminated string"); }
-    ++i;
-    return s;
-  };
-  ws();
-  if (i >= text.size() || text[i] != '{') { fail("expected {"); }
-  ++i;
-  ws();
-  if (i < text.size() && text[i] == '}') { return r; }
-  while (true) {
-    ws();
-    const std::string key = parse_string();
-    ws();
-    if (i >= text.size() || text[i] != ':') { fail("expected :"); }
-    ++i;
-    ws();
-    if (i >= text.size()) { fail("value"); }
-    if (text[i] == '"') {
-      r.set(key, parse_string());
-    } else if (text.compare(i, 4, "null") == 0) {
-      r.set(key, nullptr);
-      i += 4;
-    } else if (text.compare(i, 4, "true") == 0) {
-      r.set(key, true);
-      i += 4;
-    } else if (text.compare(i, 5, "false") == 0) {
-      r.set(key, false);
-      i += 5;
-    } else {
-      const std::size_t start = i;
-      while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || std::strchr("+-.eE", text[i]) != nullptr)) { ++i; }
-      const std::string num = text.substr(start, i - start);
-      if (num.empty()) { fail("value"); }
-      if (num.find_first_of(".eE") == std::string::npos) {
-        r.set(key, std::stoll(num));
-      } else {
-        r.set(key, std::stod(num));
-      }
-    }
-    ws();
-    if (i < text.size() && text[i] == ',') {
-      ++i;
-      continue;
-    }
-    if (i < text.size() && text[i] == '}') { break; }
-    fail("expected , or }");
-  }
+  r.fields_ = std::move(j);
   return r;
 }
 
@@ -261,35 +132,7 @@ void put_summary(Record& r, const std::string& prefix, const Summary& s, bool wi
 }
 
 // =============================================================================================
-// Options
-
-std::size_t parse_bytes(const std::string& text)
-{
-  if (text.empty()) { throw std::invalid_argument("empty size"); }
-  std::size_t pos = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(text, &pos);
-  } catch (const std::exception&) {
-    throw std::invalid_argument("not a size: '" + text + "'");
-  }
-  std::string suffix = text.substr(pos);
-  for (auto& c : suffix) { c = static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
-  unsigned shift = 0;
-  if (suffix.empty() || suffix == "B") {
-    shift = 0;
-  } else if (suffix == "K" || suffix == "KB" || suffix == "KIB") {
-    shift = 10;
-  } else if (suffix == "M" || suffix == "MB" || suffix == "MIB") {
-    shift = 20;
-  } else if (suffix == "G" || suffix == "GB" || suffix == "GIB") {
-    shift = 30;
-  } else {
-    throw std::invalid_argument("not a size: '" + text + "' (use e.g. 512, 64K, 16M, 2G)");
-  }
-  if (shift != 0 && v > (~0ull >> shift)) { throw std::invalid_argument("size too large: '" + text + "'"); }
-  return static_cast<std::size_t>(v << shift);
-}
+// Sizes
 
 std::string bytes_label(std::size_t b)
 {
@@ -297,170 +140,6 @@ std::string bytes_label(std::size_t b)
   if (b >= (1ull << 20) && b % (1ull << 20) == 0) { return std::to_string(b >> 20) + "M"; }
   if (b >= (1ull << 10) && b % (1ull << 10) == 0) { return std::to_string(b >> 10) + "K"; }
   return std::to_string(b);
-}
-
-std::string usage_text()
-{
-  return "usage: devalloc-bench [options]\n"
-         "\n"
-         "Reproduces the evaluations of ScatterAlloc (Steinberger et al. 2012), the mallocMC thesis (Eckert 2014),\n"
-         "Vinkler & Havran's register-efficient allocators, the coalescing report (Blach et al.) and FDGMalloc\n"
-         "(Widmer et al. 2013) for every allocator in bench/allocators.hpp, with CUDA's built-in allocator as the\n"
-         "baseline. Without a GPU the CPU backend runs (workers are std::threads; figures are labelled 'cpu').\n"
-         "\n"
-         "options:\n"
-         "  --quick              reduced scale, every test (default; under 3 minutes on an H100)\n"
-         "  --full               the papers' full parameter ranges\n"
-         "  --tests a,b,...      run only these tests (see --list)\n"
-         "  --allocators x,y     run only these allocators (see --list)\n"
-         "  --out DIR            write results.json and results.csv into DIR\n"
-         "                       (default: out/devalloc-bench-<backend>-<mode>-<UTC time>)\n"
-         "  --list               list tests and allocators, then exit\n"
-         "  --seed N             random seed (default 20240611)\n"
-         "  --cell-budget S      seconds one cell (kernel) may take (quick 1.5, full 30)\n"
-         "  --pair-budget S      seconds one test may spend on one allocator (quick 6, full 900)\n"
-         "  --time-budget S      soft limit of the whole run (quick 150, full 21600): past it, allocators that\n"
-         "                       used more than their share are skipped\n"
-         "  --cuda-heap BYTES    CUDA malloc heap of this process (default 2G; e.g. 512M, 4G)\n"
-         "  --cpu-threads N      CPU backend: std::threads per launch (default 2 x hardware threads)\n"
-         "  --quiet              no progress output\n"
-         "  --no-table           no terminal table\n"
-         "  -h, --help           this message\n";
-}
-
-namespace {
-std::vector<std::string> split_list(const std::string& s)
-{
-  std::vector<std::string> out;
-  std::string cur;
-  for (const char c : s) {
-    if (c == ',') {
-      if (!cur.empty()) { out.push_back(cur); }
-      cur.clear();
-    } else if (!std::isspace(static_cast<unsigned char>(c))) {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) { out.push_back(cur); }
-  return out;
-}
-
-double parse_seconds(const std::string& flag, const std::string& v)
-{
-  char* end = nullptr;
-  errno = 0;
-  const double d = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() || *end != '\0' || errno != 0 || !(d > 0) || !std::isfinite(d)) {
-    throw std::invalid_argument(flag + " needs a positive number of seconds, got '" + v + "'");
-  }
-  return d;
-}
-
-unsigned long long parse_uint(const std::string& flag, const std::string& v)
-{
-  if (v.empty() || !std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-    throw std::invalid_argument(flag + " needs a non-negative integer, got '" + v + "'");
-  }
-  try {
-    return std::stoull(v);
-  } catch (const std::exception&) {
-    throw std::invalid_argument(flag + ": number out of range: '" + v + "'");
-  }
-}
-}  // namespace
-
-Options parse_options(int argc, char** argv)
-{
-  Options o;
-  bool quick_given = false;
-  for (int k = 1; k < argc; ++k) {
-    std::string a = argv[k];
-    std::string value;
-    bool has_inline = false;
-    if (a.rfind("--", 0) == 0) {
-      const auto eq = a.find('=');
-      if (eq != std::string::npos) {
-        value = a.substr(eq + 1);
-        a = a.substr(0, eq);
-        has_inline = true;
-      }
-    }
-    auto need = [&]() -> std::string {
-      if (has_inline) { return value; }
-      if (k + 1 >= argc) { throw std::invalid_argument(a + " needs a value"); }
-      return argv[++k];
-    };
-    auto no_value = [&] {
-      if (has_inline) { throw std::invalid_argument(a + " takes no value"); }
-    };
-    if (a == "-h" || a == "--help") {
-      no_value();
-      o.help = true;
-    } else if (a == "--quick") {
-      no_value();
-      quick_given = true;
-    } else if (a == "--full") {
-      no_value();
-      o.full = true;
-    } else if (a == "--list") {
-      no_value();
-      o.list = true;
-    } else if (a == "--quiet") {
-      no_value();
-      o.quiet = true;
-    } else if (a == "--no-table") {
-      no_value();
-      o.no_table = true;
-    } else if (a == "--tests") {
-      o.tests = split_list(need());
-      if (o.tests.empty()) { throw std::invalid_argument("--tests needs at least one test name"); }
-    } else if (a == "--allocators") {
-      o.allocators = split_list(need());
-      if (o.allocators.empty()) { throw std::invalid_argument("--allocators needs at least one allocator name"); }
-    } else if (a == "--out") {
-      o.out_dir = need();
-      if (o.out_dir.empty()) { throw std::invalid_argument("--out needs a directory"); }
-    } else if (a == "--seed") {
-      o.seed = parse_uint(a, need());
-    } else if (a == "--cell-budget") {
-      o.cell_budget_s = parse_seconds(a, need());
-    } else if (a == "--pair-budget") {
-      o.pair_budget_s = parse_seconds(a, need());
-    } else if (a == "--time-budget" || a == "--run-budget") {
-      o.run_budget_s = parse_seconds(a, need());
-    } else if (a == "--cuda-heap") {
-      o.cuda_heap = parse_bytes(need());
-      if (o.cuda_heap < (64u << 10)) { throw std::invalid_argument("--cuda-heap must be at least 64K"); }
-    } else if (a == "--cpu-threads") {
-      const auto n = parse_uint(a, need());
-      if (n == 0 || n > 1024) { throw std::invalid_argument("--cpu-threads must be in 1..1024"); }
-      o.cpu_threads = static_cast<unsigned>(n);
-    } else if (a == "--child") {
-      no_value();
-      o.child = true;
-    } else if (a == "--child-out") {
-      o.child_out = need();
-    } else if (a == "--parent-heap") {
-      o.parent_heap = parse_bytes(need());
-    } else if (a == "--cost-model") {
-      o.cost_model = need();
-    } else if (a == "--commit") {
-      o.commit_override = need();
-    } else {
-      throw std::invalid_argument("unknown argument '" + std::string(argv[k]) + "'");
-    }
-  }
-  if (quick_given && o.full) { throw std::invalid_argument("--quick and --full exclude each other"); }
-  if (o.child && o.child_out.empty()) { throw std::invalid_argument("--child needs --child-out"); }
-  for (const auto& t : o.tests) {
-    if (find_test(t) == nullptr) { throw std::invalid_argument("unknown test '" + t + "' (see --list)"); }
-  }
-  for (const auto& name : o.allocators) {
-    bool known = false;
-    for_each_entry([&](auto e) { known = known || name == decltype(e)::name; });
-    if (!known) { throw std::invalid_argument("unknown allocator '" + name + "' (see --list)"); }
-  }
-  return o;
 }
 
 // =============================================================================================
@@ -809,27 +488,41 @@ Record base_record(Context& ctx, const std::string& allocator)
   r.set("free_per_s", nullptr);
   r.set("failures", 0);
   r.set("verify_errors", 0);
+#if DEVALLOC_BACKEND_CPU
+  r.set("timing", "functional");  // finish_cell: "measured" where the cell's spans are long enough
+#endif
   return r;
 }
 
 std::string cell_label(const Record& params)
 {
   std::string cell;
-  for (const auto& kv : params.fields()) { cell += (cell.empty() ? "" : " ") + kv.first + "=" + kv.second.text(); }
+  for (const auto& kv : params.fields().items()) { cell += (cell.empty() ? "" : " ") + kv.key() + "=" + text(kv.value()); }
   return cell;
 }
 
 void finish_cell(Context& ctx, CellOut& out, double seconds)
 {
   out.rec.set("cell_s", seconds);
+#if DEVALLOC_BACKEND_CPU
+  // What the cell's timings are worth on the CPU (cpu_measured_span_ms); its extra records
+  // (samples of a series) come from the same spans. A cell that did not finish "ok" reports no
+  // timing to rank.
+  const Summary spans = summarize(ctx.cell_spans_ms);
+  const bool measured = out.rec.str("status") == "ok" && spans.n > 0 && spans.median >= cpu_measured_span_ms;
+  const char* timing = measured ? "measured" : "functional";
+  out.rec.set("timing", timing).set("timed_span_ms_median", spans.median);
+  for (auto& r : out.extra) { r.set("timing", timing).set("timed_span_ms_median", spans.median); }
+#endif
+  ctx.cell_spans_ms.clear();
   ctx.records.push_back(out.rec);
   for (auto& r : out.extra) { ctx.records.push_back(r); }
   ++ctx.cells_done;
   std::string line = ctx.current_test + "  " + out.rec.str("allocator");
   for (const char* k : {"variant", "mode", "threads", "size", "payload", "blocks", "iterations", "heap"}) {
-    const Value* v = out.rec.get(k);
-    if (v != nullptr && !v->is_null() && !(std::string(k) == "mode" && (v->s == "quick" || v->s == "full"))) {
-      line += std::string("  ") + k + "=" + v->text();
+    const Json* v = out.rec.get(k);
+    if (v != nullptr && !v->is_null() && !(std::string(k) == "mode" && (*v == "quick" || *v == "full"))) {
+      line += std::string("  ") + k + "=" + text(*v);
     }
   }
   line += "  " + out.rec.str("status");
@@ -974,7 +667,7 @@ void Context::run_children(const std::string& test)
     while (std::getline(in, line)) {
       if (trim(line).empty()) { continue; }
       try {
-        records.push_back(Record::parse_json(line));
+        records.push_back(Record::from_json(line));
         ++got;
       } catch (const std::exception& e) {
         error_record(std::string("unreadable child record: ") + e.what());

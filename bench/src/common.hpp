@@ -28,6 +28,8 @@
 #include <devalloc/launch.hpp>
 #include <devalloc/presets.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "../allocators.hpp"
 
 #if DEVALLOC_BACKEND_CPU && (defined(__x86_64__) || defined(__i386__))
@@ -43,50 +45,34 @@ using u32 = std::uint32_t;
 using u64 = unsigned long long;
 
 // =============================================================================================
-// Records: one flat key -> value map per measurement. Keys carry their units (…_ms, …_cycles,
-// …_per_s, …_bytes, …_pct); JSON and CSV are written from these.
+// Records: one flat key -> value map per measurement, held as a JSON object (nlohmann_json, keys in
+// insertion order). Keys carry their units (…_ms, …_cycles, …_per_s, …_bytes, …_pct); results.json
+// is written from these.
 
-struct Value {
-  enum class Kind { null, boolean, integer, real, string } kind = Kind::null;
-  bool b = false;
-  long long i = 0;
-  double d = 0;
-  std::string s;
+using Json = nlohmann::ordered_json;
 
-  Value() = default;
-  Value(std::nullptr_t) {}
-  Value(bool v) : kind(Kind::boolean), b(v) {}
-  Value(int v) : kind(Kind::integer), i(v) {}
-  Value(unsigned v) : kind(Kind::integer), i(v) {}
-  Value(long v) : kind(Kind::integer), i(v) {}
-  Value(unsigned long v) : kind(Kind::integer), i(static_cast<long long>(v)) {}
-  Value(long long v) : kind(Kind::integer), i(v) {}
-  Value(unsigned long long v) : kind(Kind::integer), i(static_cast<long long>(v)) {}
-  Value(double v) : kind(std::isfinite(v) ? Kind::real : Kind::null), d(v) {}
-  Value(const char* v) : kind(Kind::string), s(v) {}
-  Value(std::string v) : kind(Kind::string), s(std::move(v)) {}
+/// A value as tables and cell labels show it: strings bare, null empty, integral reals as "4.0".
+std::string text(const Json& v);
 
-  [[nodiscard]] bool is_null() const { return kind == Kind::null; }
-  [[nodiscard]] bool is_number() const { return kind == Kind::integer || kind == Kind::real; }
-  [[nodiscard]] double number() const { return kind == Kind::integer ? static_cast<double>(i) : d; }
-  [[nodiscard]] std::string text() const;  // for tables and CSV
-  [[nodiscard]] std::string json() const;
-};
+/// `v` as JSON text on one line; bytes that are not UTF-8 (a CPU model, an error message) are
+/// replaced, never thrown on.
+std::string dump_json(const Json& v);
 
 class Record {
  public:
-  Record& set(const std::string& key, Value v);
-  [[nodiscard]] const Value* get(const std::string& key) const;
+  /// Sets (or replaces, in place) one field. A real that is not finite is stored as null.
+  Record& set(const std::string& key, Json v);
+  [[nodiscard]] const Json* get(const std::string& key) const;
   [[nodiscard]] bool has(const std::string& key) const { return get(key) != nullptr; }
   [[nodiscard]] double num(const std::string& key, double fallback = NAN) const;
   [[nodiscard]] std::string str(const std::string& key) const;
-  [[nodiscard]] const std::vector<std::pair<std::string, Value>>& fields() const { return fields_; }
-  [[nodiscard]] std::string json() const;
-  /// Parses one flat JSON object as written by json(). Throws std::runtime_error on malformed input.
-  static Record parse_json(const std::string& text);
+  /// The record as a JSON object (iterate with .items()).
+  [[nodiscard]] const Json& fields() const { return fields_; }
+  /// A record from one JSON object (a child process's line). Throws std::runtime_error otherwise.
+  static Record from_json(const std::string& line);
 
  private:
-  std::vector<std::pair<std::string, Value>> fields_;
+  Json fields_ = Json::object();
 };
 
 // =============================================================================================
@@ -110,7 +96,6 @@ struct Options {
   std::vector<std::string> allocators;  // empty: all
   std::string out_dir;
   bool list = false;
-  bool help = false;
   bool quiet = false;
   bool no_table = false;
   double cell_budget_s = -1;  // per kernel/cell; -1: mode default
@@ -127,10 +112,6 @@ struct Options {
   std::string commit_override;
 };
 
-/// Throws std::invalid_argument with a message for bad arguments.
-Options parse_options(int argc, char** argv);
-std::string usage_text();
-std::size_t parse_bytes(const std::string& text);  // "16", "64K", "16M", "2G"
 std::string bytes_label(std::size_t bytes);         // 16, 64K, 16M, 2G
 
 struct Scale {
@@ -497,6 +478,10 @@ class Context {
   void progress(const std::string& line, bool final = false);
   std::size_t cells_done = 0;
 
+  /// Milliseconds of every timed span (one launch_timed, or one launch_timed_sequence) since the
+  /// current cell began: what decides whether a CPU cell's timing is measured (cpu_measured_span_ms).
+  std::vector<double> cell_spans_ms;
+
 #if DEVALLOC_BACKEND_CUDA
   void* event_start = nullptr;  // cudaEvent_t
   void* event_stop = nullptr;
@@ -538,6 +523,13 @@ unsigned fit_block(unsigned block)
   return fitted >= 32 ? fitted / 32 * 32 : fitted;
 }
 #endif
+
+/// CPU backend: a cell's timings are "measured" (record field `timing`) only when the median of its
+/// timed spans (Context::cell_spans_ms) lasts at least this long: 10 ms is 10^4 times the
+/// steady_clock's practical resolution (about 1 µs) and long against a thread's scheduling quantum.
+/// Below it they are "functional": the code ran and verified, the numbers sit at the timer's floor
+/// and rank nothing. GPU records carry no `timing` field (CUDA events, clock64: always measured).
+inline constexpr double cpu_measured_span_ms = 10.0;
 
 struct Timing {
   double ms = 0;          // CUDA events / steady_clock around the launch
@@ -587,6 +579,7 @@ Timing launch_timed_sequence(Context& ctx, std::size_t workers, int launches, co
   const DeadlineState st = ctx.deadline_read();
   t.expired = st.expired != 0;
   t.skipped = st.skipped;
+  ctx.cell_spans_ms.push_back(t.ms);
   return t;
 }
 
@@ -747,6 +740,7 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
 {
   if (!ctx.allocator_selected(E::name)) { return; }
   const std::string& test = ctx.current_test;
+  ctx.cell_spans_ms.clear();
 
   // Where the cell runs: CUDA's malloc heap is sized once per process, so cells that need another
   // size run in a child process started after the test (Context::run_children).
@@ -764,7 +758,7 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
   }
 
   Record base = entry_record<E>(ctx);
-  for (const auto& kv : spec.params.fields()) { base.set(kv.first, kv.second); }
+  for (const auto& kv : spec.params.fields().items()) { base.set(kv.key(), kv.value()); }
   base.set("cell", cell_label(spec.params));
   base.set("heap_bytes", has_process_wide_heap<E> && !delegate ? ctx.main_heap : spec.heap_bytes);
   CellOut out(std::move(base));

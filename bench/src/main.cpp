@@ -1,11 +1,16 @@
 // bench/src/main.cpp — devalloc-bench: command line, test table, run loop.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "common.hpp"
 #include "kernels.hpp"
@@ -108,6 +113,124 @@ namespace {
 
 using namespace devalloc_bench;
 
+// ---------------------------------------------------------------------------------------------
+// Command line (CLI11).
+
+/// Help layout: the usage line first (bench/expect-usage-error.sh looks for "usage: devalloc-bench"
+/// at the start of a line), then the description, the options and the footer; an option shows its
+/// value as its option_text() says ("--out DIR"), without CLI11's validator descriptions.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  HelpFormatter()
+  {
+    label("Usage", "usage");
+    label("OPTIONS", "options");
+    column_width(26);
+  }
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override
+  {
+    if (mode == CLI::AppFormatMode::Sub) { return make_expanded(app); }
+    return make_usage(app, name) + "\n" + make_description(app) + make_groups(app, mode) + make_footer(app);
+  }
+  std::string make_option_opts(const CLI::Option* opt) const override
+  {
+    return opt->get_option_text().empty() ? std::string() : " " + opt->get_option_text();
+  }
+};
+
+/// A validator from a predicate; `message` is the error CLI11 reports with the option's name.
+template <class Pred>
+CLI::Validator require(const std::string& message, Pred pred)
+{
+  return CLI::Validator([message, pred](std::string& value) { return pred(value) ? std::string() : message; }, "");
+}
+
+std::vector<std::string> test_names()
+{
+  std::vector<std::string> names;
+  for (const auto& t : all_tests()) { names.emplace_back(t.name); }
+  return names;
+}
+
+std::vector<std::string> allocator_names()
+{
+  std::vector<std::string> names;
+  for_each_entry([&](auto e) { names.emplace_back(decltype(e)::name); });
+  return names;
+}
+
+/// Declares every option of devalloc-bench on `app`, writing into `o`.
+void declare_options(CLI::App& app, Options& o)
+{
+  app.formatter(std::make_shared<HelpFormatter>());
+  app.description(
+    "Reproduces the evaluations of ScatterAlloc (Steinberger et al. 2012), the mallocMC thesis (Eckert 2014),\n"
+    "Vinkler & Havran's register-efficient allocators, the coalescing report (Blach et al.) and FDGMalloc\n"
+    "(Widmer et al. 2013) for every allocator in bench/allocators.hpp, with CUDA's built-in allocator as the\n"
+    "baseline. Without a GPU the CPU backend runs (workers are std::threads; figures are labelled 'cpu', and\n"
+    "their timings are functional checks, not rankings, unless a cell runs long enough to measure).");
+  app.footer("Bad arguments print this text and exit with status 2. Documentation: docs/bench.md.");
+
+  const auto positive_seconds = require("needs a positive number of seconds", [](const std::string& v) {
+    double d = 0;
+    return CLI::detail::lexical_cast(v, d) && d > 0 && std::isfinite(d);
+  });
+  const auto non_empty = require("needs a non-empty value", [](const std::string& v) { return !v.empty(); });
+  const auto bytes = CLI::AsSizeValue(false);  // 512, 64K, 16M, 2G (K = 1024)
+
+  CLI::Option* quick = app.add_flag("--quick", "reduced scale, every test (default; under 3 minutes on an H100)");
+  CLI::Option* full = app.add_flag("--full", o.full, "the papers' full parameter ranges");
+  quick->excludes(full);
+  app.add_option("--tests", o.tests, "run only these tests (see --list)")
+    ->option_text("a,b,...")
+    ->delimiter(',')
+    ->check(CLI::IsMember(test_names(), CLI::ignore_space));
+  app.add_option("--allocators", o.allocators, "run only these allocators (see --list)")
+    ->option_text("x,y")
+    ->delimiter(',')
+    ->check(CLI::IsMember(allocator_names(), CLI::ignore_space));
+  app.add_option("--out", o.out_dir,
+                 "write results.json into DIR\n(default: out/devalloc-bench-<backend>-<mode>-<UTC time>)")
+    ->option_text("DIR")
+    ->check(non_empty);
+  app.add_flag("--list", o.list, "list tests and allocators, then exit");
+  app.add_option("--seed", o.seed, "random seed (default 20240611)")
+    ->option_text("N")
+    ->check(require("needs a non-negative integer", [](const std::string& v) {
+      return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+    }));
+  app.add_option("--cell-budget", o.cell_budget_s, "seconds one cell (kernel) may take (quick 1.5, full 30)")
+    ->option_text("S")
+    ->check(positive_seconds);
+  app.add_option("--pair-budget", o.pair_budget_s, "seconds one test may spend on one allocator (quick 6, full 900)")
+    ->option_text("S")
+    ->check(positive_seconds);
+  app.add_option("--time-budget,--run-budget", o.run_budget_s,
+                 "soft limit of the whole run (quick 150, full 21600): past it,\nallocators that used more than their "
+                 "share are skipped")
+    ->option_text("S")
+    ->check(positive_seconds);
+  app.add_option("--cuda-heap", o.cuda_heap, "CUDA malloc heap of this process (default 2G; e.g. 512M, 4G)")
+    ->option_text("BYTES")
+    ->transform(bytes)
+    ->check(require("must be at least 64K", [](const std::string& v) {
+      std::size_t n = 0;
+      return CLI::detail::lexical_cast(v, n) && n >= (std::size_t{64} << 10);
+    }));
+  app.add_option("--cpu-threads", o.cpu_threads, "CPU backend: std::threads per launch (default 2 x hardware threads)")
+    ->option_text("N")
+    ->check(CLI::Range(1u, 1024u));
+  app.add_flag("--quiet", o.quiet, "no progress output");
+  app.add_flag("--no-table", o.no_table, "no terminal table");
+  // Internal: the child processes that run cells needing another CUDA malloc heap (hidden).
+  const std::string internal;
+  app.add_flag("--child", o.child)->group(internal);
+  app.add_option("--child-out", o.child_out)->group(internal)->check(non_empty);
+  app.add_option("--parent-heap", o.parent_heap)->group(internal)->transform(bytes);
+  app.add_option("--cost-model", o.cost_model)->group(internal);
+  app.add_option("--commit", o.commit_override)->group(internal);
+}
+
 void print_list()
 {
   std::cout << "tests:\n";
@@ -143,15 +266,19 @@ void release_process_heap()
 int main(int argc, char** argv)
 {
   Options options;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "devalloc-bench: " << e.what() << "\n\n" << usage_text();
-    return 2;
-  }
-  if (options.help) {
-    std::cout << usage_text();
-    return 0;
+  {
+    CLI::App app{"", "devalloc-bench"};
+    declare_options(app, options);
+    try {
+      app.parse(argc, argv);
+      if (options.child && options.child_out.empty()) { throw CLI::ValidationError("--child", "needs --child-out"); }
+    } catch (const CLI::CallForHelp&) {
+      std::cout << app.help();
+      return 0;
+    } catch (const CLI::ParseError& e) {
+      std::cerr << "devalloc-bench: " << e.what() << "\n\n" << app.help();
+      return 2;
+    }
   }
   if (options.list) {
     print_list();
@@ -208,7 +335,7 @@ int main(int argc, char** argv)
     add_baseline_ratios(ctx);
     const std::string dir = write_outputs(ctx, tests, out_dir);
     if (!ctx.opt.no_table) { print_tables(ctx, tests, std::cout); }
-    std::cout << "\nresults: " << dir << "/results.json, " << dir << "/results.csv  (" << ctx.records.size()
+    std::cout << "\nresults: " << dir << "/results.json  (" << ctx.records.size()
               << " records, " << static_cast<int>(ctx.elapsed_s() + 0.5) << " s)\n";
     return 0;
   } catch (const devalloc::error& e) {

@@ -1,4 +1,5 @@
-// bench/src/report.cpp — header, ratios against the baseline, JSON, CSV and terminal tables.
+// bench/src/report.cpp — header, ratios against the baseline, results.json (nlohmann_json) and
+// terminal tables.
 #include "report.hpp"
 
 #include <algorithm>
@@ -57,6 +58,17 @@ std::string fmt_num(double v)
   return buf;
 }
 
+/// CPU backend: the record's timings are functional checks (Record field `timing`, finish_cell).
+bool functional_timing(const Record& r) { return r.str("timing") == "functional"; }
+
+/// Metrics that are timings (cycles, times, rates), as opposed to counts and fractions.
+bool is_timing_metric(const std::string& metric)
+{
+  return metric.find("cycles") != std::string::npos || metric.find("_ms") != std::string::npos ||
+         metric.find("us_per") != std::string::npos || metric.find("_per_s") != std::string::npos ||
+         metric.find("gflop") != std::string::npos;
+}
+
 bool lower_is_better(const std::string& metric)
 {
   return metric.find("cycles") != std::string::npos || metric.find("_ms") != std::string::npos ||
@@ -67,14 +79,6 @@ bool lower_is_better(const std::string& metric)
 std::string identity(const Record& r)
 {
   return r.str("test") + "\n" + r.str("cell") + "\n" + r.str("variant") + "\n" + r.str("sample");
-}
-
-std::string csv_field(const std::string& s)
-{
-  if (s.find_first_of(",\"\n\r") == std::string::npos) { return s; }
-  std::string out = "\"";
-  for (const char c : s) { out += c == '"' ? std::string("\"\"") : std::string(1, c); }
-  return out + "\"";
 }
 
 }  // namespace
@@ -111,7 +115,10 @@ void print_header(Context& ctx, std::ostream& os)
      << (ctx.opt.cpu_threads != 0 ? std::to_string(ctx.opt.cpu_threads) : std::string("2 x hardware"))
      << " std::threads per launch; 'a full GPU' is " << ctx.scale.full_threads << " workers, at most " << ctx.scale.max_threads
      << " per launch, heaps at most " << bytes_label(ctx.scale.max_heap) << "; cycles are " << cycle_source()
-     << " ticks. Figures are labelled backend=cpu and are not GPU results.\n";
+     << " ticks. Figures are labelled backend=cpu and are not GPU results.\n"
+     << "  timing:     CPU timings are functional checks, not rankings (record field timing: \"functional\"),\n"
+     << "              unless a cell's timed spans last at least " << cpu_measured_span_ms
+     << " ms (median; timing: \"measured\").\n";
 #endif
   os << std::flush;
 }
@@ -129,7 +136,10 @@ void add_baseline_ratios(Context& ctx)
     const auto it = index.find(identity(r));
     if (it == index.end()) { continue; }
     const Record& b = ctx.records[it->second];
+    const bool functional = functional_timing(r) || functional_timing(b);
     auto ratio = [&](const std::string& key, const std::string& out, bool lower_better) {
+      // Timings at the timer's floor rank nothing: no ratio is derived from them (CPU backend).
+      if (functional && is_timing_metric(key)) { return; }
       const double x = r.num(key), y = b.num(key);
       if (std::isfinite(x) && std::isfinite(y) && x > 0 && y > 0) { r.set(out, lower_better ? y / x : x / y); }
     };
@@ -166,84 +176,68 @@ std::string prepare_output_dir(const Options& opt)
 
 std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& tests, const std::string& dir)
 {
-
-  // JSON
-  {
-    Record meta;
-    meta.set("tool", "devalloc-bench").set("format_version", 1).set("backend", devalloc::backend_name());
-    meta.set("mode", ctx.mode()).set("device", ctx.device.name).set("compute_capability", ctx.device.compute_capability);
-    meta.set("driver", ctx.device.driver).set("cuda_runtime", ctx.device.runtime).set("commit", ctx.commit);
-    meta.set("device_memory_bytes", ctx.device.memory_bytes).set("sm_count", ctx.scale.sm_count);
-    meta.set("threads_per_sm", ctx.scale.threads_per_sm).set("full_threads", ctx.scale.full_threads);
-    meta.set("max_threads", ctx.scale.max_threads).set("max_heap_bytes", ctx.scale.max_heap);
-    meta.set("clock_khz", ctx.scale.clock_khz).set("reps", ctx.scale.reps).set("warmups", ctx.scale.warmups);
-    meta.set("cycle_source", cycle_source()).set("seed", ctx.opt.seed).set("baseline", baseline_name());
-    meta.set("cuda_malloc_heap_bytes", DEVALLOC_BACKEND_CUDA ? Value(ctx.main_heap) : Value(nullptr));
-    meta.set("cell_budget_s", ctx.cell_budget_s()).set("cell_total_budget_s", ctx.cell_total_budget_s());
-    meta.set("pair_budget_s", ctx.pair_budget_s()).set("run_budget_s", ctx.run_budget_s());
-    meta.set("finished_utc", utc_stamp("%Y-%m-%dT%H:%M:%SZ")).set("duration_s", ctx.elapsed_s());
-    meta.set("cpu_threads_per_launch", ctx.opt.cpu_threads);
-    std::string m = meta.json();
-    m.pop_back();  // '}'
-    m += ", \"allocators\": [";
-    bool first = true;
-    for_each_allocator(ctx, [&](auto e) {
-      using E = decltype(e);
-      using A = typename E::allocator;
-      Record a;
-      a.set("name", E::name).set("description", E::description).set("configuration", A::info());
-      a.set("alignment", A::alignment).set("reuses_freed_memory", A::traits.reuses_freed_memory);
-      a.set("provides_available_slots", A::providesAvailableSlots).set("process_wide_heap", has_process_wide_heap<E>);
-      m += (first ? "" : ", ") + a.json();
-      first = false;
-    });
-    m += "], \"tests\": [";
-    first = true;
-    for (const TestInfo* t : tests) {
-      Record r;
-      r.set("name", t->name).set("source", t->source).set("description", t->description);
-      m += (first ? "" : ", ") + r.json();
-      first = false;
-    }
-    m += "], \"cost_model\": [";
-    first = true;
-    for (const CostPoint& p : ctx.cost.points()) {
-      Record r;
-      r.set("threads", p.threads).set("size", p.size).set("seconds", p.seconds);
-      m += (first ? "" : ", ") + r.json();
-      first = false;
-    }
-    m += "]}";
-    std::ofstream out(dir + "/results.json");
-    out << "{\n\"meta\": " << m << ",\n\"records\": [\n";
-    for (std::size_t k = 0; k < ctx.records.size(); ++k) {
-      out << "  " << ctx.records[k].json() << (k + 1 < ctx.records.size() ? ",\n" : "\n");
-    }
-    out << "]\n}\n";
-    if (!out) { throw std::runtime_error("cannot write " + dir + "/results.json"); }
+  Json meta = Json::object();
+  meta["tool"] = "devalloc-bench";
+  meta["format_version"] = 1;
+  meta["backend"] = devalloc::backend_name();
+  meta["mode"] = ctx.mode();
+  meta["device"] = ctx.device.name;
+  meta["compute_capability"] = ctx.device.compute_capability;
+  meta["driver"] = ctx.device.driver;
+  meta["cuda_runtime"] = ctx.device.runtime;
+  meta["commit"] = ctx.commit;
+  meta["device_memory_bytes"] = ctx.device.memory_bytes;
+  meta["sm_count"] = ctx.scale.sm_count;
+  meta["threads_per_sm"] = ctx.scale.threads_per_sm;
+  meta["full_threads"] = ctx.scale.full_threads;
+  meta["max_threads"] = ctx.scale.max_threads;
+  meta["max_heap_bytes"] = ctx.scale.max_heap;
+  meta["clock_khz"] = ctx.scale.clock_khz;
+  meta["reps"] = ctx.scale.reps;
+  meta["warmups"] = ctx.scale.warmups;
+  meta["cycle_source"] = cycle_source();
+  meta["seed"] = ctx.opt.seed;
+  meta["baseline"] = baseline_name();
+  meta["cuda_malloc_heap_bytes"] = DEVALLOC_BACKEND_CUDA ? Json(ctx.main_heap) : Json(nullptr);
+  meta["cell_budget_s"] = ctx.cell_budget_s();
+  meta["cell_total_budget_s"] = ctx.cell_total_budget_s();
+  meta["pair_budget_s"] = ctx.pair_budget_s();
+  meta["run_budget_s"] = ctx.run_budget_s();
+  meta["finished_utc"] = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+  meta["duration_s"] = ctx.elapsed_s();
+  meta["cpu_threads_per_launch"] = ctx.opt.cpu_threads;
+#if DEVALLOC_BACKEND_CPU
+  meta["timing_threshold_ms"] = cpu_measured_span_ms;
+#endif
+  Json& allocators = meta["allocators"] = Json::array();
+  for_each_allocator(ctx, [&](auto e) {
+    using E = decltype(e);
+    using A = typename E::allocator;
+    allocators.push_back({{"name", E::name},
+                          {"description", E::description},
+                          {"configuration", A::info()},
+                          {"alignment", A::alignment},
+                          {"reuses_freed_memory", A::traits.reuses_freed_memory},
+                          {"provides_available_slots", A::providesAvailableSlots},
+                          {"process_wide_heap", has_process_wide_heap<E>}});
+  });
+  Json& test_list = meta["tests"] = Json::array();
+  for (const TestInfo* t : tests) {
+    test_list.push_back({{"name", t->name}, {"source", t->source}, {"description", t->description}});
   }
-  // CSV: the required keys first, then every other key in order of first appearance.
-  {
-    std::vector<std::string> cols = {"test", "allocator", "backend", "device", "threads", "size", "alloc_per_s",
-                                     "free_per_s", "failures", "verify_errors", "status"};
-    std::set<std::string> seen(cols.begin(), cols.end());
-    for (const Record& r : ctx.records) {
-      for (const auto& kv : r.fields()) {
-        if (seen.insert(kv.first).second) { cols.push_back(kv.first); }
-      }
-    }
-    std::ofstream out(dir + "/results.csv");
-    for (std::size_t c = 0; c < cols.size(); ++c) { out << (c ? "," : "") << csv_field(cols[c]); }
-    out << "\n";
-    for (const Record& r : ctx.records) {
-      for (std::size_t c = 0; c < cols.size(); ++c) {
-        const Value* v = r.get(cols[c]);
-        out << (c ? "," : "") << (v != nullptr ? csv_field(v->text()) : std::string());
-      }
-      out << "\n";
-    }
-    if (!out) { throw std::runtime_error("cannot write " + dir + "/results.csv"); }
+  Json& cost = meta["cost_model"] = Json::array();
+  for (const CostPoint& p : ctx.cost.points()) {
+    cost.push_back({{"threads", p.threads}, {"size", p.size}, {"seconds", p.seconds}});
   }
+  // {"meta": ..., "records": [...]}, one record per line (diffable, greppable); every value is
+  // serialized by nlohmann_json.
+  std::ofstream out(dir + "/results.json");
+  out << "{\n\"meta\": " << dump_json(meta) << ",\n\"records\": [\n";
+  for (std::size_t k = 0; k < ctx.records.size(); ++k) {
+    out << "  " << dump_json(ctx.records[k].fields()) << (k + 1 < ctx.records.size() ? ",\n" : "\n");
+  }
+  out << "]\n}\n";
+  if (!out) { throw std::runtime_error("cannot write " + dir + "/results.json"); }
   return dir;
 }
 
@@ -252,7 +246,18 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
   std::vector<std::string> allocators;
   for_each_allocator(ctx, [&](auto e) { allocators.push_back(decltype(e)::name); });
   bool any_marks = false;
+  bool any_functional = false;
+#if DEVALLOC_BACKEND_CPU
+  char banner[320];
+  std::snprintf(banner, sizeof banner,
+                "\n!! CPU backend: the timings below are FUNCTIONAL CHECKS, NOT RANKINGS: the code ran and every allocation\n"
+                "!! was verified, but a cell whose timed spans last under %.0f ms (median) sits at the timer's floor.\n"
+                "!! Such cells are marked '~' and give no ratio against the baseline. Measure on a GPU to compare.\n",
+                cpu_measured_span_ms);
+  os << banner;
+#endif
   for (const TestInfo* t : tests) {
+    const bool timed = std::any_of(t->metrics.begin(), t->metrics.end(), is_timing_metric);
     std::vector<const Record*> recs;
     bool has_summary = false;
     for (const Record& r : ctx.records) {
@@ -263,7 +268,10 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
       if (has_summary && r.str("variant") == "sample") { continue; }
       recs.push_back(&r);
     }
-    os << "\n== " << t->name << " (" << t->source << "): " << t->metric_label << "\n";
+    const bool test_functional =
+      timed && std::any_of(recs.begin(), recs.end(), [](const Record* r) { return functional_timing(*r); });
+    os << "\n== " << t->name << " (" << t->source << "): " << t->metric_label
+       << (test_functional ? "  [CPU: functional check, not a ranking]" : "") << "\n";
     if (recs.empty()) {
       os << "   (no records)\n";
       continue;
@@ -318,6 +326,10 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
           if (std::isfinite(v)) { text += (text.empty() ? "" : "/") + fmt_num(v); }
         }
         if (text.empty()) { text = "-"; }
+        if (timed && functional_timing(*r)) {
+          text += "~";
+          any_functional = true;
+        }
         if (r->num("failures", 0) > 0 && r->str("failures_expected") != "true") {
           text += "*";
           any_marks = true;
@@ -383,6 +395,10 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
       os << line << "\n";
     }
   }
+  if (any_functional) {
+    os << "\n   ~ CPU timing at the timer's floor (timed spans under " << cpu_measured_span_ms
+       << " ms, median): a functional check, not a ranking\n";
+  }
   if (any_marks) {
     os << "\n   * failed allocations where none were expected (see 'failures')   ! verification errors   T/O timed out\n"
           "   skip: skipped (time budget, or too big for the memory; see 'note')   ERR: error (see 'error' in the JSON)\n";
@@ -393,7 +409,7 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
 bool write_child_records(Context& ctx)
 {
   std::ofstream out(ctx.opt.child_out);
-  for (const Record& r : ctx.records) { out << r.json() << "\n"; }
+  for (const Record& r : ctx.records) { out << dump_json(r.fields()) << "\n"; }
   return static_cast<bool>(out);
 }
 

@@ -91,7 +91,7 @@ void fdg_cell(Context& ctx, std::size_t threads, u32 count, std::size_t bytes, u
     // As in the paper: the memory does not allow this combination.
     if (!ctx.allocator_selected(E::name) || ctx.opt.child) { return; }
     Record r = entry_record<E>(ctx);
-    for (const auto& kv : spec.params.fields()) { r.set(kv.first, kv.second); }
+    for (const auto& kv : spec.params.fields().items()) { r.set(kv.key(), kv.value()); }
     r.set("cell", cell_label(spec.params));
     r.set("status", "skipped").set("note", "needs more memory than the benchmark's heap limit");
     CellOut out(r);
