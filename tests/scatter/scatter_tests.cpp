@@ -1043,7 +1043,8 @@ TEST(ScatterXMallocSIMD, SlicesOfAChunkWithoutAValidHeaderAreInvalid)
   const std::uintptr_t chunk = create_shared_chunk(allocator, 160, 0);  // allocated alone: no header
   ASSERT_NE(chunk, 0u);
   const std::uint32_t page = c.page_of(reinterpret_cast<void*>(chunk));
-  store_word(chunk, 3);  // the member count of the old, untagged header
+  store_word(chunk, 3);        // a member count and a byte count as a header holds them, but no tag
+  store_word(chunk + 4, 160);
   single_dealloc(allocator, chunk + 16);
   EXPECT_EQ(allocator.stats().invalid_frees, 1u) << "a slice of a chunk whose header lacks the tag";
   EXPECT_EQ(load_word(chunk), 3u);
