@@ -32,6 +32,7 @@
 #include "detail/atomic.hpp"
 #include "detail/backend.hpp"
 #include "detail/platform.hpp"
+#include "free_result.hpp"
 #include "policy_check.hpp"
 #include "pool.hpp"
 #include "traits.hpp"
@@ -44,8 +45,15 @@ DEVALLOC_NAMESPACE_BEGIN
 struct allocator_stats {
   /// alloc() calls with a non-zero size that returned nullptr (out of memory or too large).
   unsigned long long failed_allocations = 0;
-  /// dealloc() calls with a pointer the allocator does not own (only policies that check ownership).
+  /// dealloc() calls with a pointer the allocator did not hand out: not owned (where
+  /// traits.checks_ownership), or inside the heap but not the start of a live allocation (where
+  /// traits.detects_invalid_pointers; with a distribution policy that shares chunks, also a pointer
+  /// into a shared chunk that is no member's). Nothing was freed.
   unsigned long long invalid_frees = 0;
+  /// dealloc() calls with a pointer whose allocation was freed before (where
+  /// traits.detects_double_free, and as long as its memory was not handed out again). Nothing was
+  /// freed.
+  unsigned long long double_frees = 0;
 };
 
 namespace detail {
@@ -89,11 +97,18 @@ class AllocatorHandle {
     return result;
   }
 
-  /// Device. Returns memory from alloc() to the heap.
-  /// nullptr: no-op. A pointer this allocator does not own: ignored and counted in
-  /// stats().invalid_frees where the creation policy checks ownership (Creation::traits), undefined
-  /// behaviour otherwise. Freeing the same pointer twice, or a pointer from inside a chunk, is
-  /// undefined behaviour. Thread safe like alloc().
+  /// Device. Returns memory from alloc() to the heap: Distribution::deallocate(creation, p), which
+  /// is the creation policy's destroy(p) unless the distribution policy shares chunks (XMallocSIMD).
+  /// Thread safe like alloc(). Misuse is detected, ignored and counted where the policy's traits
+  /// (Creation::traits) say so, undefined behaviour where they do not:
+  ///   * nullptr: no-op.
+  ///   * a pointer this allocator does not own: stats().invalid_frees (traits.checks_ownership).
+  ///   * a pointer inside the heap that alloc() did not return (inside an allocation, in the heap's
+  ///     bookkeeping): stats().invalid_frees (traits.detects_invalid_pointers).
+  ///   * a second dealloc() of one pointer: stats().double_frees (traits.detects_double_free) --
+  ///     unless the memory was handed out again in between and the new allocation starts at the
+  ///     same address: that one is then freed (no allocator can tell the two apart).
+  /// Allocator::check_errors() reports the counts on the host.
   DEVALLOC_DEVICE void dealloc(void* p) const
   {
     if (p == nullptr) { return; }
@@ -103,7 +118,12 @@ class AllocatorHandle {
         return;
       }
     }
-    creation_.destroy(p);
+    const free_result result = Distribution::deallocate(creation_, p);
+    if (result == free_result::invalid_pointer) {
+      detail::device_atomic<unsigned long long>(stats_->invalid_frees).fetch_add(1, detail::memory_order_relaxed);
+    } else if (result == free_result::double_free) {
+      detail::device_atomic<unsigned long long>(stats_->double_frees).fetch_add(1, detail::memory_order_relaxed);
+    }
   }
 
   /// Device. Number of chunks of `slot_bytes` (after padding) that can still be allocated. Only for
@@ -284,18 +304,23 @@ class Allocator {
     detail::backend::fill(stats_, 0, sizeof(allocator_stats), stream);
   }
 
-  /// Host. Throws devalloc::error if any dealloc() call passed a pointer this allocator does not
-  /// own (misuse the device could only count). Resets that counter. Runs on stream().
+  /// Host. Throws devalloc::error if any dealloc() call was a misuse the device could only count
+  /// (stats().invalid_frees: a pointer this allocator did not hand out; stats().double_frees: a
+  /// pointer freed before); the message names both counts. Resets those two counters (a misuse is
+  /// reported once); failed_allocations is kept. Runs on stream().
   void check_errors()
   {
     const allocator_stats s = stats();
-    if (s.invalid_frees != 0) {
+    if (s.invalid_frees != 0 || s.double_frees != 0) {
       allocator_stats cleared = s;
       cleared.invalid_frees = 0;
+      cleared.double_frees = 0;
       const detail::backend::device_guard on_device(device_);
       detail::backend::copy_to_device(stats_, &cleared, sizeof(cleared), stream_);
-      detail::throw_error("dealloc() was called " + std::to_string(s.invalid_frees) +
-                          " time(s) with a pointer this allocator did not hand out (" + Creation::classname() + ")");
+      detail::throw_error("dealloc() misuse (" + Creation::classname() + ", " + Distribution::classname() +
+                          "): " + std::to_string(s.invalid_frees) +
+                          " invalid free(s) (a pointer this allocator did not hand out, or one inside an allocation), " +
+                          std::to_string(s.double_frees) + " double free(s) (a pointer freed before)");
     }
   }
 

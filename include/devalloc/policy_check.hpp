@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "free_result.hpp"
 #include "pool.hpp"
 #include "stream.hpp"
 
@@ -62,6 +63,20 @@ struct has_alignment_members<
   A, std::void_t<decltype(A::align_pool(pool_span{})), decltype(A::apply_padding(std::size_t{})),
                  decltype(A::guaranteed_alignment), decltype(A::classname())>> : std::true_type {};
 
+/// The free protocol: the creation policy's destroy(p) and the distribution policy's
+/// deallocate(creation, p) return free_result (AllocatorHandle::dealloc counts misuse by it).
+template <class, class = void>
+struct has_destroy_result : std::false_type {};
+template <class C>
+struct has_destroy_result<C, std::void_t<decltype(std::declval<const C&>().destroy(static_cast<void*>(nullptr)))>>
+    : std::is_same<decltype(std::declval<const C&>().destroy(static_cast<void*>(nullptr))), free_result> {};
+
+template <class, class, class = void>
+struct has_deallocate_result : std::false_type {};
+template <class C, class D>
+struct has_deallocate_result<C, D, std::void_t<decltype(D::deallocate(std::declval<const C&>(), static_cast<void*>(nullptr)))>>
+    : std::is_same<decltype(D::deallocate(std::declval<const C&>(), static_cast<void*>(nullptr))), free_result> {};
+
 /// Instantiated by Allocator; every static_assert message says what to change.
 template <class Creation, class Distribution, class OOM, class ReservePool, class Alignment>
 struct policy_constraints {
@@ -70,7 +85,7 @@ struct policy_constraints {
                 "finalize_heap(stream_ref), release(stream_ref), create/destroy/is_oom on the device, static traits, classname()), "
                 "e.g. devalloc::creation::AtomicBump");
   static_assert(has_distribution_members<Distribution>::value,
-                "devalloc::Allocator: the second policy must be a DistributionPolicy (collect/distribute, config, combines_requests, "
+                "devalloc::Allocator: the second policy must be a DistributionPolicy (collect/distribute/deallocate, config, combines_requests, "
                 "classname()), e.g. devalloc::distribution::Noop");
   static_assert(has_oom_members<OOM>::value,
                 "devalloc::Allocator: the third policy must be an OOMPolicy (handle_oom, returns_null, classname()), "
@@ -82,6 +97,13 @@ struct policy_constraints {
                 "devalloc::Allocator: the fifth policy must be an AlignmentPolicy (align_pool, apply_padding, "
                 "guaranteed_alignment, classname()), e.g. devalloc::alignment::Shrink<16>");
 
+  static_assert(!has_creation_members<Creation>::value || has_destroy_result<Creation>::value,
+                "devalloc::Allocator: the CreationPolicy's device destroy(void* p) const must return devalloc::free_result "
+                "(freed, invalid_pointer or double_free; devalloc/free_result.hpp)");
+  static_assert(!has_creation_members<Creation>::value || !has_distribution_members<Distribution>::value ||
+                  has_deallocate_result<Creation, Distribution>::value,
+                "devalloc::Allocator: the DistributionPolicy needs a device `template <class Creation> static "
+                "free_result deallocate(const Creation&, void* p)` (distribution::Noop's calls creation.destroy(p))");
   static_assert(!Creation::traits.needs_pool || ReservePool::provides_pool,
                 "devalloc::Allocator: this CreationPolicy builds its heap inside a pool; use a ReservePoolPolicy "
                 "that provides one (reserve_pool::CudaMalloc or reserve_pool::UserPool), not CudaSetLimits");

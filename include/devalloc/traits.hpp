@@ -9,6 +9,8 @@
 
 #include <cstddef>
 
+#include "free_result.hpp"
+
 DEVALLOC_NAMESPACE_BEGIN
 
 struct creation_traits {
@@ -26,6 +28,17 @@ struct creation_traits {
   bool needs_pool = true;
   /// finalize_heap() frees every allocation at once, so Allocator::reset() is available.
   bool resettable = true;
+  /// destroy() recognises a pointer inside the heap that is not the start of a live allocation
+  /// (inside a chunk, in the heap's bookkeeping, on free memory) and returns
+  /// free_result::invalid_pointer without changing anything (AllocatorHandle::dealloc counts it).
+  bool detects_invalid_pointers = true;
+  /// destroy() recognises a second free of an allocation whose memory has not been handed out
+  /// again meanwhile and returns free_result::double_free without changing anything.
+  bool detects_double_free = true;
+  /// Device `void* chunk_start(const void* p) const` is implemented: the start of the live chunk
+  /// that contains p, or nullptr. Distribution policies that share one chunk among several
+  /// allocations (distribution::XMallocSIMD) need it, and chunks of at least 16 bytes.
+  bool supports_shared_chunks = false;
 };
 
 DEVALLOC_NAMESPACE_END

@@ -22,6 +22,15 @@ void f(A& a) { a.reset(); }
 #elif DEVALLOC_CASE == 6  // getAvailableSlots() where the creation policy does not provide it
 using A = presets::device_malloc;
 std::size_t f(const A& a) { return a.getAvailableSlots(64); }
+#elif DEVALLOC_CASE == 7  // XMallocSIMD with a creation policy that cannot find the chunk of a slice
+using A = Allocator<creation::AtomicBump, distribution::XMallocSIMD<>, oom::ReturnNull, reserve_pool::CudaMalloc,
+                    alignment::Shrink<16>>;
+#elif DEVALLOC_CASE == 8  // Scatter and XMallocSIMD with different page sizes
+struct Page1K : creation::ScatterConfig {
+  static constexpr std::uint32_t pagesize = 1024;
+};
+using A = Allocator<creation::Scatter<Page1K>, distribution::XMallocSIMD<>, oom::ReturnNull, reserve_pool::CudaMalloc,
+                    alignment::Shrink<16>>;
 #endif
 
 A* instantiate();

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "allocators.hpp"
+#include "../support/misuse.hpp"
 #include "../support/scenarios.hpp"
 
 namespace devalloc::testing {
@@ -192,10 +194,89 @@ TYPED_TEST(Conformance, ForeignPointersAreReportedOnTheHost)
     buffer<std::uint64_t> elsewhere(16);
     single_dealloc(allocator, reinterpret_cast<std::uintptr_t>(elsewhere.data() + 3));
     EXPECT_EQ(allocator.stats().invalid_frees, 1u);
-    EXPECT_THROW(allocator.check_errors(), devalloc::error);
+    EXPECT_EQ(allocator.stats().double_frees, 0u);
+    const std::string message = check_errors_message(allocator);
+    EXPECT_NE(message.find("1 invalid free"), std::string::npos) << message;
     EXPECT_NO_THROW(allocator.check_errors()) << "check_errors() reports each misuse once";
     const auto r = live_allocations(allocator, scale::workers, 2, mixed_size{128}, all_workers{});
     expect_clean(r, "after a foreign free");
+  }
+}
+
+TYPED_TEST(Conformance, InteriorPointersAreInvalidFreesAndTheChunkStaysLive)
+{
+  if constexpr (!TestFixture::traits.detects_invalid_pointers) {
+    GTEST_SKIP() << "documented: this creation policy cannot tell a pointer inside a chunk from its start "
+                    "(traits.detects_invalid_pointers is false)";
+  } else {
+    using allocator_type = typename TestFixture::allocator_type;
+    constexpr std::size_t bytes = 64;
+    constexpr std::uint32_t seed = 0xC0FFEEu;
+    auto allocator = this->make();
+    std::size_t slots_before = 0;
+    if constexpr (allocator_type::providesAvailableSlots) { slots_before = allocator.getAvailableSlots(bytes); }
+    const std::uintptr_t p = alloc_patterned(allocator, bytes, seed);
+    ASSERT_NE(p, 0u);
+    single_dealloc(allocator, p + 16);
+    single_dealloc(allocator, p + 1);
+    single_dealloc(allocator, p + bytes - 16);
+    EXPECT_EQ(allocator.stats().invalid_frees, 3u);
+    EXPECT_EQ(allocator.stats().double_frees, 0u);
+    EXPECT_EQ(pattern_errors_at(allocator, p, bytes, seed), 0u) << "an interior free changed the live chunk";
+    // The chunk is still allocated: no allocation made now may overlap it.
+    const std::vector<std::uintptr_t> others = alloc_once_each(allocator, scale::fill_workers, bytes);
+    std::size_t overlapping = 0;
+    for (std::uintptr_t q : others) { overlapping += q != 0 && q < p + bytes && p < q + bytes; }
+    EXPECT_EQ(overlapping, 0u) << "an interior free returned the live chunk to the heap";
+    dealloc_each(allocator, others);
+    EXPECT_EQ(pattern_errors_at(allocator, p, bytes, seed), 0u);
+    const std::string message = check_errors_message(allocator);
+    EXPECT_NE(message.find("3 invalid free"), std::string::npos) << message;
+    EXPECT_NE(message.find("0 double free"), std::string::npos) << message;
+    EXPECT_EQ(check_errors_message(allocator), "") << "check_errors() reports each misuse once";
+    single_dealloc(allocator, p);  // the real free still works, once
+    EXPECT_EQ(allocator.stats().invalid_frees, 0u);
+    EXPECT_EQ(allocator.stats().double_frees, 0u);
+    if constexpr (allocator_type::providesAvailableSlots && !allocator_type::combines_requests) {
+      EXPECT_EQ(allocator.getAvailableSlots(bytes), slots_before) << "a slot was lost or freed twice";
+    }
+  }
+}
+
+TYPED_TEST(Conformance, DoubleFreesAreCountedAndChangeNothing)
+{
+  if constexpr (!TestFixture::traits.detects_double_free) {
+    GTEST_SKIP() << "documented: this creation policy does not detect double frees (traits.detects_double_free "
+                    "is false; a second free is a no-op or undefined behaviour)";
+  } else {
+    using allocator_type = typename TestFixture::allocator_type;
+    constexpr std::size_t bytes = 64;
+    constexpr std::uint32_t seed = 0xBADF00Du;
+    auto allocator = this->make();
+    std::size_t slots_before = 0;
+    if constexpr (allocator_type::providesAvailableSlots) { slots_before = allocator.getAvailableSlots(bytes); }
+    const std::uintptr_t p = single_alloc(allocator, bytes);
+    const std::uintptr_t keep = alloc_patterned(allocator, bytes, seed);
+    ASSERT_NE(p, 0u);
+    ASSERT_NE(keep, 0u);
+    single_dealloc(allocator, p);
+    EXPECT_EQ(allocator.stats().double_frees, 0u);
+    single_dealloc(allocator, p);
+    single_dealloc(allocator, p);
+    EXPECT_EQ(allocator.stats().double_frees, 2u);
+    EXPECT_EQ(allocator.stats().invalid_frees, 0u);
+    EXPECT_EQ(pattern_errors_at(allocator, keep, bytes, seed), 0u) << "a double free changed another chunk";
+    const std::string message = check_errors_message(allocator);
+    EXPECT_NE(message.find("0 invalid free"), std::string::npos) << message;
+    EXPECT_NE(message.find("2 double free"), std::string::npos) << message;
+    EXPECT_EQ(check_errors_message(allocator), "") << "check_errors() reports each misuse once";
+    single_dealloc(allocator, keep);
+    if constexpr (allocator_type::providesAvailableSlots && !allocator_type::combines_requests) {
+      EXPECT_EQ(allocator.getAvailableSlots(bytes), slots_before) << "a double free gave a slot back twice";
+    }
+    const auto r = live_allocations(allocator, scale::workers, 2, mixed_size{128}, all_workers{});
+    expect_clean(r, "after double frees");
+    EXPECT_EQ(allocator.stats().double_frees + allocator.stats().invalid_frees, 0u);
   }
 }
 

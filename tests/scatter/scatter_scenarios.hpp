@@ -291,19 +291,56 @@ std::size_t alloc_with_retries(Allocator& allocator, std::size_t workers, std::s
   return static_cast<std::size_t>(failed.get(0));
 }
 
-/// Calls the creation policy directly: creates one chunk of `total` bytes, writes `members` into
-/// its header as XMallocSIMD's leader does, and returns it (thesis §4.3.3 shared chunk).
+/// Calls the policies directly: creates one chunk of `total` bytes and, if `members` != 0, makes
+/// it a combined chunk of `members` slices with XMallocSIMD's own write_header (as a part's leader
+/// does in distribute(); thesis §4.3.3). Returns the chunk.
 template <class Allocator>
 std::uintptr_t create_shared_chunk(Allocator& allocator, std::size_t total, std::uint32_t members)
 {
+  using simd = typename Allocator::distribution_policy;
   const auto creation = allocator.handle().creation();
   buffer<std::uintptr_t> out(1);
   std::uintptr_t* o = out.data();
   launch(1, [=] DEVALLOC_DEVICE(std::size_t) {
     void* p = creation.create(total);
-    if (p != nullptr) { *static_cast<std::uint32_t*>(p) = members; }
+    if (p != nullptr && members != 0) { simd::write_header(p, members, static_cast<std::uint32_t>(total)); }
     o[0] = reinterpret_cast<std::uintptr_t>(p);
   });
+  return out.get(0);
+}
+
+/// Writes a header with `members` members and `bytes` bytes into the chunk at `chunk` (XMallocSIMD's
+/// write_header, by one worker).
+template <class Allocator>
+void write_shared_header(Allocator&, std::uintptr_t chunk, std::uint32_t members, std::uint32_t bytes)
+{
+  using simd = typename Allocator::distribution_policy;
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { simd::write_header(reinterpret_cast<void*>(chunk), members, bytes); });
+}
+
+/// The creation policy's chunk_start(p) for every p of `ps` (0 for nullptr or no live chunk).
+template <class Allocator>
+std::vector<std::uintptr_t> chunk_starts(Allocator& allocator, const std::vector<std::uintptr_t>& ps)
+{
+  if (ps.empty()) { return {}; }
+  const auto creation = allocator.handle().creation();
+  buffer<std::uintptr_t> table(ps.size());
+  table.assign(ps);
+  std::uintptr_t* t = table.data();
+  launch(ps.size(), [=] DEVALLOC_DEVICE(std::size_t i) {
+    t[i] = t[i] == 0 ? 0 : reinterpret_cast<std::uintptr_t>(creation.chunk_start(reinterpret_cast<void*>(t[i])));
+  });
+  return table.to_host();
+}
+
+/// XMallocSIMD's members_of(chunk): live members of a combined chunk, 0 if its header is not tagged.
+template <class Allocator>
+std::uint32_t shared_members(Allocator&, std::uintptr_t chunk)
+{
+  using simd = typename Allocator::distribution_policy;
+  buffer<std::uint32_t> out(1);
+  std::uint32_t* o = out.data();
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { o[0] = simd::members_of(reinterpret_cast<void*>(chunk)); });
   return out.get(0);
 }
 

@@ -19,6 +19,7 @@
 #include <devalloc/devalloc.hpp>
 #include <devalloc/distribution/xmalloc_simd.hpp>
 
+#include "../support/misuse.hpp"
 #include "scatter_scenarios.hpp"
 
 namespace devalloc::scatter_testing {
@@ -705,25 +706,107 @@ TEST(ScatterFragmentation, ManySizesShareThePagesOfTheirClass)
 // ---------------------------------------------------------------------------------------------
 // Protocol details
 
-TEST(ScatterProtocol, SharedChunkIsFreedByItsLastMember)
+TEST(ScatterProtocol, InteriorFreeUnderNoopIsInvalidAndNeverFreesTheLiveChunk)
 {
-  // The header protocol of chunks XMallocSIMD shares among lanes (thesis §4.3.3): three members
-  // with slices at +16, +64 and +96 of one 160-byte chunk.
+  // The scenario: under distribution::Noop, Scatter used to take any pointer inside a chunk
+  // as a slice of an XMallocSIMD shared chunk. A chunk whose first word held 1 was freed by
+  // dealloc(p + 16), and the next alloc(64) returned the same, still live, chunk.
   Default allocator(scale::heap);
   const auto c = creation_of(allocator);
-  const std::uintptr_t chunk = create_shared_chunk(allocator, 160, 3);
-  ASSERT_NE(chunk, 0u);
-  const std::uint32_t page = c.page_of(reinterpret_cast<void*>(chunk));
-  EXPECT_EQ(c.page_host(page).count, 1u);
-  single_dealloc(allocator, chunk + 16);
-  single_dealloc(allocator, chunk + 96);
-  EXPECT_EQ(c.page_host(page).count, 1u) << "freed before its last member left";
-  single_dealloc(allocator, chunk + 64);
-  EXPECT_EQ(c.page_host(page).count, 0u);
-  expect_empty(allocator, "after the last member");
+  const std::uintptr_t p = single_alloc(allocator, 64);
+  ASSERT_NE(p, 0u);
+  store_word(p, 1);
+  const std::uint32_t page = c.page_of(reinterpret_cast<void*>(p));
+  const std::uint32_t count = c.page_host(page).count;
+  single_dealloc(allocator, p + 16);
+  EXPECT_EQ(allocator.stats().invalid_frees, 1u);
+  EXPECT_EQ(allocator.stats().double_frees, 0u);
+  EXPECT_EQ(load_word(p), 1u) << "the interior free treated the chunk's first word as a shared-chunk header";
+  EXPECT_EQ(c.page_host(page).count, count) << "the interior free gave the chunk's reservation back";
+  const std::uintptr_t q = single_alloc(allocator, 64);
+  EXPECT_NE(q, p) << "the live chunk was handed out again";
+  EXPECT_EQ(c.check_invariants_host(), "");
+  const std::string message = check_errors_message(allocator);
+  EXPECT_NE(message.find("1 invalid free"), std::string::npos) << message;
+  single_dealloc(allocator, q);
+  single_dealloc(allocator, p);
+  EXPECT_EQ(allocator.stats().invalid_frees + allocator.stats().double_frees, 0u);
+  expect_empty(allocator, "after the frees");
 }
 
-TEST(ScatterProtocol, ForeignAndRepeatedFreesDoNotCorruptTheTable)
+TEST(ScatterProtocol, PointersThatAreNoChunkStartAreInvalidAndChangeNothing)
+{
+  using S = Default::creation_policy;
+  Default allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  // A hierarchical page: its in-page segment bitfields sit behind the chunks, at the page's end.
+  const std::uintptr_t p = single_alloc(allocator, 16);
+  ASSERT_NE(p, 0u);
+  const std::uint32_t page = c.page_of(reinterpret_cast<void*>(p));
+  const auto before = c.page_host(page);
+  const S::page_layout layout = S::layout_of(before.chunk);
+  ASSERT_TRUE(layout.hierarchical);
+  const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(c.data_begin()) + std::uintptr_t{page} * S::pagesize;
+  ASSERT_LT(layout.spots * before.chunk, S::pagesize);
+  const std::vector<std::uintptr_t> invalid = {
+    p + 8,                                   // inside the chunk
+    base + layout.spots * before.chunk,      // behind the last chunk
+    base + S::pagesize - 4,                  // the first segment's bitfield
+    base + S::pagesize - 16,                 // 16-aligned, in the bitfield area
+  };
+  for (std::uintptr_t x : invalid) { single_dealloc(allocator, x); }
+  EXPECT_EQ(allocator.stats().invalid_frees, invalid.size());
+  EXPECT_EQ(allocator.stats().double_frees, 0u);
+  EXPECT_EQ(c.page_host(page).count, before.count);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  // A free page: a 16-aligned pointer may be a chunk freed before (the page was reset since), any
+  // other is no chunk start. Neither changes the page.
+  const std::uint32_t last = c.page_count() - 1u;
+  ASSERT_EQ(c.page_host(last).chunk, 0u);
+  const std::uintptr_t free_page = reinterpret_cast<std::uintptr_t>(c.data_begin()) + std::uintptr_t{last} * S::pagesize;
+  allocator.reset_stats();
+  single_dealloc(allocator, free_page + 32);
+  single_dealloc(allocator, free_page + 40);
+  EXPECT_EQ(allocator.stats().double_frees, 1u);
+  EXPECT_EQ(allocator.stats().invalid_frees, 1u);
+  EXPECT_EQ(c.page_host(last).chunk, 0u);
+  EXPECT_EQ(c.page_host(last).count, 0u);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  single_dealloc(allocator, p);
+  expect_empty(allocator, "after the frees");
+}
+
+TEST(ScatterProtocol, MultiPageChunksAreFreedOnlyFromTheirFirstPage)
+{
+  using S = Default::creation_policy;
+  Default allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  const std::size_t page_bytes = S::pagesize;
+  const std::uintptr_t p = single_alloc(allocator, 3 * page_bytes + 100);
+  ASSERT_NE(p, 0u);
+  const std::uint32_t first = c.page_of(reinterpret_cast<void*>(p));
+  ASSERT_EQ(c.page_host(first).bits, 4u) << "a chunk of four pages";
+  EXPECT_EQ(chunk_starts(allocator, {p, p + 16, p + page_bytes, p + 3 * page_bytes + 5}),
+            (std::vector<std::uintptr_t>{p, p, p, p}))
+    << "chunk_start must find the first page of a multi-page chunk";
+  single_dealloc(allocator, p + page_bytes);          // the start of an inner page
+  single_dealloc(allocator, p + 2 * page_bytes + 16);
+  single_dealloc(allocator, p + 16);
+  EXPECT_EQ(allocator.stats().invalid_frees, 3u);
+  EXPECT_EQ(allocator.stats().double_frees, 0u);
+  EXPECT_EQ(c.page_host(first).bits, 4u) << "an inner pointer released the chunk";
+  for (std::uint32_t k = 1; k < 4; ++k) { EXPECT_EQ(c.page_host(first + k).bits, 0u); }
+  EXPECT_EQ(c.check_invariants_host(), "");
+  single_dealloc(allocator, p);
+  EXPECT_EQ(allocator.stats().invalid_frees, 3u);
+  EXPECT_EQ(allocator.stats().double_frees, 0u);
+  single_dealloc(allocator, p);
+  EXPECT_EQ(allocator.stats().double_frees, 1u);
+  EXPECT_EQ(chunk_starts(allocator, {p, p + page_bytes}), (std::vector<std::uintptr_t>{0, 0}));
+  expect_empty(allocator, "after the multi-page frees");
+}
+
+TEST(ScatterProtocol, ForeignAndRepeatedFreesAreCountedAndDoNotCorruptTheTable)
 {
   Default allocator(scale::heap);
   const auto c = creation_of(allocator);
@@ -735,11 +818,24 @@ TEST(ScatterProtocol, ForeignAndRepeatedFreesDoNotCorruptTheTable)
   const std::uintptr_t b = single_alloc(allocator, 1024);
   ASSERT_NE(a, 0u);
   ASSERT_NE(b, 0u);
+  // Small chunks on a hierarchical page kept live by a neighbour: the second free finds a clear bit.
+  const std::uintptr_t s = single_alloc(allocator, 32);
+  const std::uintptr_t t = single_alloc(allocator, 32);
+  ASSERT_NE(s, 0u);
+  ASSERT_NE(t, 0u);
   single_dealloc(allocator, a);
-  single_dealloc(allocator, a);  // undefined behaviour by contract; Scatter ignores a cleared bit
+  single_dealloc(allocator, a);
+  single_dealloc(allocator, s);
+  single_dealloc(allocator, s);
+  EXPECT_EQ(allocator.stats().double_frees, 2u);
+  EXPECT_EQ(allocator.stats().invalid_frees, 0u);
   EXPECT_EQ(c.check_invariants_host(), "");
   single_dealloc(allocator, b);
+  single_dealloc(allocator, t);
+  EXPECT_EQ(allocator.stats().double_frees, 2u);
   expect_empty(allocator, "after the frees");
+  const std::string message = check_errors_message(allocator);
+  EXPECT_NE(message.find("2 double free"), std::string::npos) << message;
 }
 
 TEST(ScatterProtocol, FullSuperBlocksMoveTheActivePointerAndEverythingIsReused)
@@ -856,9 +952,122 @@ TEST(ScatterXMallocSIMD, AWarpsRequestsShareChunksThatReturnWhenAllMembersFree)
     }
     EXPECT_GT(combined_warps, 48u) << "XMallocSIMD did not combine the requests of whole warps";
   }
+  // Wherever requests were combined, the chunk's header is XMallocSIMD's and counts its slices.
+  const std::vector<std::uintptr_t> starts = chunk_starts(allocator, ps);
+  std::map<std::uintptr_t, std::uint32_t> slices;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    ASSERT_NE(starts[i], 0u) << "a live allocation is in no live chunk";
+    ASSERT_LE(starts[i], ps[i]);
+    if (starts[i] != ps[i]) {
+      EXPECT_GE(ps[i] - starts[i], 16u) << "a slice overlaps its chunk's header";
+      ++slices[starts[i]];
+    }
+  }
+  for (const auto& [chunk, n] : slices) {
+    EXPECT_EQ(shared_members(allocator, chunk), n) << "the header of a combined chunk does not count its slices";
+  }
+  if constexpr (DefaultSimd::combines_requests) {
+    EXPECT_FALSE(slices.empty()) << "XMallocSIMD combined nothing";
+  }
   free_each(allocator, ps);
+  EXPECT_EQ(allocator.stats().invalid_frees, 0u);
+  EXPECT_EQ(allocator.stats().double_frees, 0u);
+  for (const auto& [chunk, n] : slices) {
+    EXPECT_EQ(shared_members(allocator, chunk), 0u) << "the last member left the header tagged";
+  }
   EXPECT_EQ(allocator.getAvailableSlots(64), before) << "a shared chunk was not returned";
   expect_empty(allocator, "after freeing the shared chunks");
+}
+
+TEST(ScatterXMallocSIMD, SharedChunkIsFreedByItsLastMember)
+{
+  // The header protocol (thesis §4.3.3), built by hand through the policies' own functions: three
+  // members with slices at +16, +64 and +96 of one 160-byte chunk.
+  DefaultSimd allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  const std::size_t before = allocator.getAvailableSlots(160);
+  const std::uintptr_t chunk = create_shared_chunk(allocator, 160, 3);
+  ASSERT_NE(chunk, 0u);
+  EXPECT_EQ(shared_members(allocator, chunk), 3u);
+  EXPECT_EQ(chunk_starts(allocator, {chunk, chunk + 16, chunk + 64, chunk + 159}),
+            (std::vector<std::uintptr_t>{chunk, chunk, chunk, chunk}));
+  const std::uint32_t page = c.page_of(reinterpret_cast<void*>(chunk));
+  EXPECT_EQ(c.page_host(page).count, 1u);
+  single_dealloc(allocator, chunk + 16);
+  single_dealloc(allocator, chunk + 96);
+  EXPECT_EQ(shared_members(allocator, chunk), 1u);
+  EXPECT_EQ(c.page_host(page).count, 1u) << "freed before its last member left";
+  single_dealloc(allocator, chunk);      // the header: no member's pointer
+  single_dealloc(allocator, chunk + 8);  // not on a slice boundary
+  EXPECT_EQ(allocator.stats().invalid_frees, 2u);
+  EXPECT_EQ(shared_members(allocator, chunk), 1u) << "an invalid free took a member off the count";
+  EXPECT_EQ(c.page_host(page).count, 1u) << "an invalid free freed the shared chunk";
+  single_dealloc(allocator, chunk + 64);
+  EXPECT_EQ(c.page_host(page).count, 0u);
+  EXPECT_EQ(shared_members(allocator, chunk), 0u) << "the last member must clear the header's tag";
+  EXPECT_EQ(allocator.stats().invalid_frees, 2u);
+  EXPECT_EQ(allocator.stats().double_frees, 0u);
+  EXPECT_EQ(allocator.getAvailableSlots(160), before);
+  expect_empty(allocator, "after the last member");
+}
+
+TEST(ScatterXMallocSIMD, ConcurrentMembersFreeEachSharedChunkExactlyOnce)
+{
+  DefaultSimd allocator(scale::heap);
+  const std::size_t before = allocator.getAvailableSlots(512);
+  for (int round = 0; round < 8; ++round) {
+    // 32 chunks of 31 slices of 16 bytes behind a 16-byte header; all slices freed at once, in an
+    // order that interleaves the chunks.
+    constexpr std::uint32_t members = 31;
+    std::vector<std::uintptr_t> chunks;
+    for (int k = 0; k < 32; ++k) {
+      chunks.push_back(create_shared_chunk(allocator, 16 + members * 16, members));
+      ASSERT_NE(chunks.back(), 0u);
+    }
+    std::vector<std::uintptr_t> slices;
+    for (std::uint32_t m = 0; m < members; ++m) {
+      for (std::uintptr_t chunk : chunks) { slices.push_back(chunk + 16 + 16 * ((m * 7 + round) % members)); }
+    }
+    dealloc_each(allocator, slices, opts());
+    ASSERT_EQ(allocator.stats().invalid_frees, 0u);
+    ASSERT_EQ(allocator.stats().double_frees, 0u) << "a chunk was destroyed twice";
+    ASSERT_EQ(allocator.getAvailableSlots(512), before) << "round " << round << ": a shared chunk was not freed once";
+  }
+  expect_empty(allocator, "after the rounds");
+}
+
+TEST(ScatterXMallocSIMD, SlicesOfAChunkWithoutAValidHeaderAreInvalid)
+{
+  DefaultSimd allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  const std::uintptr_t chunk = create_shared_chunk(allocator, 160, 0);  // allocated alone: no header
+  ASSERT_NE(chunk, 0u);
+  const std::uint32_t page = c.page_of(reinterpret_cast<void*>(chunk));
+  store_word(chunk, 3);        // a member count and a byte count as a header holds them, but no tag
+  store_word(chunk + 4, 160);
+  single_dealloc(allocator, chunk + 16);
+  EXPECT_EQ(allocator.stats().invalid_frees, 1u) << "a slice of a chunk whose header lacks the tag";
+  EXPECT_EQ(load_word(chunk), 3u);
+  EXPECT_EQ(c.page_host(page).count, 1u);
+  // A tagged header with no members left: a slice free is a double free.
+  write_shared_header(allocator, chunk, 0, 160);
+  single_dealloc(allocator, chunk + 16);
+  EXPECT_EQ(allocator.stats().double_frees, 1u);
+  EXPECT_EQ(c.page_host(page).count, 1u);
+  // A pointer behind the header's byte count is no slice.
+  write_shared_header(allocator, chunk, 2, 64);
+  single_dealloc(allocator, chunk + 96);
+  EXPECT_EQ(allocator.stats().invalid_frees, 2u);
+  EXPECT_EQ(shared_members(allocator, chunk), 2u);
+  EXPECT_EQ(c.page_host(page).count, 1u);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  const std::string message = check_errors_message(allocator);
+  EXPECT_NE(message.find("2 invalid free"), std::string::npos) << message;
+  EXPECT_NE(message.find("1 double free"), std::string::npos) << message;
+  write_shared_header(allocator, chunk, 0, 0);  // no members: the chunk start frees the chunk
+  single_dealloc(allocator, chunk);
+  EXPECT_EQ(allocator.stats().invalid_frees + allocator.stats().double_frees, 0u);
+  expect_empty(allocator, "after the chunk is freed");
 }
 
 TEST(ScatterChecksum, MostOfTheHeapFilledByManyWorkersHoldsEveryChecksum)

@@ -11,7 +11,9 @@
 //     data area starts 256-aligned), so Shrink<N> with N <= 256 gives N-aligned pointers.
 //   * a request that does not fit returns nullptr and leaves the offset unchanged once the heap is
 //     full (the offset is tested before the add, so it cannot wrap).
-//   * destroy() is a no-op; owns(p) is true for pointers inside the data area.
+//   * destroy() is a no-op that returns free_result::freed for every pointer (it keeps no record of
+//     chunk boundaries, so it cannot tell interior pointers or double frees: traits say so);
+//     owns(p) is true for pointers inside the data area.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +26,7 @@
 #include "../pool.hpp"
 #include "../traits.hpp"
 #include "../error.hpp"
+#include "../free_result.hpp"
 #include "../stream.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
@@ -39,7 +42,8 @@ class AtomicBump {
   static constexpr creation_traits traits{
     /*reuses_freed_memory*/ false, /*exact_refill*/ true, /*checks_ownership*/ true,
     /*provides_available_slots*/ true, /*natural_alignment*/ 1, /*needs_pool*/ true,
-    /*resettable*/ true};
+    /*resettable*/ true, /*detects_invalid_pointers*/ false, /*detects_double_free*/ false,
+    /*supports_shared_chunks*/ false};
 
   AtomicBump() = default;
 
@@ -78,8 +82,9 @@ class AtomicBump {
     return data_ + old;
   }
 
-  /// Device. AtomicMalloc cannot free single chunks: a no-op (memory returns on Allocator::reset()).
-  DEVALLOC_DEVICE void destroy(void*) const noexcept {}
+  /// Device. AtomicMalloc cannot free single chunks: a no-op (memory returns on Allocator::reset())
+  /// that changes nothing, whatever the pointer; returns free_result::freed.
+  DEVALLOC_DEVICE free_result destroy(void*) const noexcept { return free_result::freed; }
 
   DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
 

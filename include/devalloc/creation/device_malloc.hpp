@@ -8,8 +8,10 @@
 // Contract: pointers are 16-byte aligned; create() returns nullptr when the heap is exhausted and,
 // without asking CUDA, for any request larger than the heap (CUDA 13's device malloc has been seen
 // to return a non-null pointer for malloc(SIZE_MAX));
-// destroy() of a pointer it did not return is undefined behaviour (as for free()): this policy does
-// not check ownership. getAvailableSlots() is not provided.
+// destroy() of a pointer it did not return, of a pointer inside a chunk, or a second destroy() is
+// undefined behaviour (as for free()): this policy checks neither ownership, nor chunk starts, nor
+// double frees (traits say so), and destroy() returns free_result::freed. getAvailableSlots() is
+// not provided.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +21,7 @@
 #include "../detail/atomic.hpp"
 #include "../detail/backend.hpp"
 #include "../detail/platform.hpp"
+#include "../free_result.hpp"
 #include "../pool.hpp"
 #include "../stream.hpp"
 #include "../traits.hpp"
@@ -37,7 +40,8 @@ class DeviceMalloc {
   static constexpr creation_traits traits{
     /*reuses_freed_memory*/ true, /*exact_refill*/ true, /*checks_ownership*/ false,
     /*provides_available_slots*/ false, /*natural_alignment*/ 16, /*needs_pool*/ false,
-    /*resettable*/ false};
+    /*resettable*/ false, /*detects_invalid_pointers*/ false, /*detects_double_free*/ false,
+    /*supports_shared_chunks*/ false};
 
   DeviceMalloc() = default;
 
@@ -97,7 +101,9 @@ class DeviceMalloc {
 #endif
   }
 
-  DEVALLOC_DEVICE void destroy(void* p) const noexcept
+  /// Device. Frees a pointer create() returned (anything else is undefined behaviour, see the file
+  /// comment). Returns free_result::freed.
+  DEVALLOC_DEVICE free_result destroy(void* p) const noexcept
   {
 #if DEVALLOC_BACKEND_CUDA
     ::free(p);
@@ -106,6 +112,7 @@ class DeviceMalloc {
     detail::device_atomic<unsigned long long>(*used_).fetch_sub(*block, detail::memory_order_relaxed);
     std::free(block);
 #endif
+    return free_result::freed;
   }
 
   DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }

@@ -41,7 +41,9 @@
 //             LOCK - k (§6.1 lines 16-22). Pass 0 re-reads such a page a bounded number of times.
 //   spot      with a reservation held, a bit is won by atomicOr from the lane id with the
 //             find-next-free-bit step (§6.1 lines 7-19; detail/bitfield.hpp).
-//   free      clear the bit, then fetch_sub(state, 1) (release). Whoever takes the count from 1
+//   free      only a pointer at the start of a live chunk frees (destroy() returns free_result::freed);
+//             others are reported as invalid_pointer / double_free and change nothing.
+//             Clear the bit, then fetch_sub(state, 1) (release). Whoever takes the count from 1
 //             to 0 (a free or a transient's give-back) tries CAS((size, 0) -> 0) when
 //             Config::resetfreedpages: the page becomes free again unless someone reserved in the
 //             meantime, who then does the same when it leaves. This is the paper's lock-by-count
@@ -67,6 +69,7 @@
 #include "../traits.hpp"
 #include "../detail/warp.hpp"
 #include "../error.hpp"
+#include "../free_result.hpp"
 #include "../stream.hpp"
 
 /// Bytes per page (§5.2). A multiple of 256 in 256..2^30.
@@ -329,7 +332,8 @@ class Scatter {
   static constexpr creation_traits traits{
     /*reuses_freed_memory*/ true, /*exact_refill*/ resetfreedpages, /*checks_ownership*/ true,
     /*provides_available_slots*/ true, /*natural_alignment*/ min_chunk, /*needs_pool*/ true,
-    /*resettable*/ true};
+    /*resettable*/ true, /*detects_invalid_pointers*/ true, /*detects_double_free*/ true,
+    /*supports_shared_chunks*/ true};
 
   /// How a page is split for one chunk size (thesis §4.3.5, countFreeChunksInPage).
   struct page_layout {
@@ -715,34 +719,81 @@ class Scatter {
     return alloc_chunk(round_size(bytes));
   }
 
-  /// Device. Returns a pointer from create() to the heap. Pointers inside a chunk are taken as
-  /// members of a chunk that distribution::XMallocSIMD shared among lanes (thesis §4.3.3): its
-  /// first word counts the members, and the last one to leave frees the chunk. Pointers that
-  /// do not belong to a live chunk are ignored (as far as the usage table can tell).
-  DEVALLOC_DEVICE void destroy(void* p) const noexcept
+  /// Device. Returns a chunk from create() to the heap (ScatterAlloc §6.2, §6.3). Thread safe like
+  /// create(). Classifies every other pointer without changing the heap (docs/scatter.md, "Free"):
+  ///   freed            p is the start of a live chunk: its bit is cleared and its reservation given
+  ///                    back (a multi-page chunk: its pages are released).
+  ///   invalid_pointer  p is outside the page area, inside a chunk, in a page's tail or in-page
+  ///                    bitfields, not 16-aligned on a free page, or on a non-first page of a
+  ///                    multi-page chunk.
+  ///   double_free      p is where a chunk starts but nothing is live there: its bit is clear, its
+  ///                    page holds no chunk (the page was reset), or the multi-page chunk it
+  ///                    started was released.
+  /// Undetectable: a second free after the memory was handed out again frees the new owner's chunk
+  /// if it starts at the same address (the usage table cannot tell the two apart). Scatter knows
+  /// nothing of distribution policies: chunks shared by distribution::XMallocSIMD are freed through
+  /// XMallocSIMD::deallocate, which calls destroy() with the chunk start once.
+  DEVALLOC_DEVICE free_result destroy(void* p) const noexcept
   {
-    if (!owns(p)) { return; }
+    if (!owns(p)) { return free_result::invalid_pointer; }
     const std::size_t offset = static_cast<std::size_t>(static_cast<char*>(p) - data_);
     const auto page = static_cast<std::uint32_t>(offset / pagesize);
     const auto in_page = static_cast<std::uint32_t>(offset - static_cast<std::size_t>(page) * pagesize);
     const std::uint64_t seen = detail::device_atomic<std::uint64_t>(states_[page]).load(detail::memory_order_relaxed);
     const std::uint32_t chunk = chunk_of(seen);
-    if (chunk == large_chunk) {
-      if (in_page == 0) { free_pages(page); }
-      return;
+    if (chunk == large_chunk) { return in_page == 0 ? free_pages(page) : free_result::invalid_pointer; }
+    if (chunk == 0) {
+      // A free page: any 16-aligned offset may have been a chunk start before the page was reset.
+      return in_page % min_chunk == 0 ? free_result::double_free : free_result::invalid_pointer;
     }
-    if (chunk == 0 || chunk > pagesize || count_of(seen) == 0) { return; }  // not a live chunk
+    if (chunk > pagesize) { return free_result::invalid_pointer; }  // never a chunk size (C1)
     const page_layout layout = layout_of(chunk);
     const std::uint32_t index = in_page / chunk;
-    if (index >= layout.spots) { return; }  // the page's tail or its in-page bitfields
-    if (in_page != index * chunk) {
-      // Thesis §4.3.3: a member of a chunk shared by XMallocSIMD; its header counts the members.
-      // acq_rel: every member's writes happen before the chunk is handed to its next owner.
-      std::uint32_t& members = *reinterpret_cast<std::uint32_t*>(page_data(page) + static_cast<std::size_t>(index) * chunk);
-      if (detail::device_atomic<std::uint32_t>(members).fetch_sub(1u, detail::memory_order_acq_rel) != 1u) { return; }
+    if (index >= layout.spots || in_page != index * chunk) {
+      return free_result::invalid_pointer;  // inside a chunk, the page's tail or its in-page bitfields
     }
-    free_chunk(page, chunk, layout, index);
+    // A live chunk holds a reservation, so its page's count is in [1, LOCK): a count of 0 (a page
+    // that kept its size) or >= LOCK (a page being opened) has no live chunk, and its in-page
+    // segment words may not be initialised yet: leave them alone.
+    const std::uint32_t count = count_of(seen);
+    if (count == 0 || count >= lock_count) { return free_result::double_free; }
+    if (!free_chunk(page, chunk, layout, index)) { return free_result::double_free; }
     if (blocks_ > 1) { maybe_reactivate(page, p); }
+    return free_result::freed;
+  }
+
+  /// Device. The start of the live chunk that contains `p` (p itself if it is a chunk start), or
+  /// nullptr if p is not inside a live chunk (traits.supports_shared_chunks: distribution policies
+  /// that share chunks find their header with it). A relaxed snapshot of the usage table: exact
+  /// while the chunk containing p stays live (its owner is the caller), a hint otherwise.
+  DEVALLOC_DEVICE void* chunk_start(const void* p) const noexcept
+  {
+    if (!owns(p)) { return nullptr; }
+    const std::size_t offset = static_cast<std::size_t>(static_cast<const char*>(p) - data_);
+    const auto page = static_cast<std::uint32_t>(offset / pagesize);
+    const auto in_page = static_cast<std::uint32_t>(offset - static_cast<std::size_t>(page) * pagesize);
+    const std::uint64_t seen = load_state(states_, page);
+    const std::uint32_t chunk = chunk_of(seen);
+    if (chunk == large_chunk) {
+      // The first page of a multi-page chunk holds its page count; the inner pages hold 0.
+      for (std::uint32_t first = page;; --first) {
+        const std::uint32_t need = detail::atomic_load_relaxed(bitmasks_[first]);
+        if (need != 0) {
+          return static_cast<std::uint64_t>(first) + need > page ? page_data(first) : nullptr;
+        }
+        if (first == 0 || chunk_of(load_state(states_, first - 1u)) != large_chunk) { return nullptr; }
+      }
+    }
+    const std::uint32_t count = count_of(seen);
+    if (chunk == 0 || chunk > pagesize || count == 0 || count >= lock_count) { return nullptr; }
+    const page_layout layout = layout_of(chunk);
+    const std::uint32_t index = in_page / chunk;
+    if (index >= layout.spots) { return nullptr; }
+    char* base = page_data(page);
+    const std::uint32_t word = layout.hierarchical ? detail::atomic_load_relaxed(segment_word(base, index / 32u))
+                                                   : detail::atomic_load_relaxed(bitmasks_[page]);
+    if (((word >> (index % 32u)) & 1u) == 0) { return nullptr; }
+    return base + static_cast<std::size_t>(index) * chunk;
   }
 
   /// Device. A request failed iff it asked for bytes and got nullptr (thesis §4.3.5 isOOM).
@@ -1377,25 +1428,28 @@ DEVALLOC_UNROLL
   // ---------------------------------------------------------------------------------------------
   // Free (ScatterAlloc §6.2)
 
-  DEVALLOC_DEVICE void free_chunk(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
+  /// Clears the chunk's bit and gives its reservation back. False (and nothing changed) if the bit
+  /// was clear: the chunk was not allocated (a double free).
+  DEVALLOC_DEVICE bool free_chunk(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
                                   std::uint32_t index) const noexcept
   {
     DEVALLOC_PROBE(free_chunk);
     if (!layout.hierarchical) {
       const std::uint32_t before = detail::bitfield_release(bitmasks_[page], index);
-      if (((before >> index) & 1u) == 0) { return; }  // was not allocated (double free): ignore
+      if (((before >> index) & 1u) == 0) { return false; }  // was not allocated (double free)
     } else {
       const std::uint32_t s = index / 32u;
       const std::uint32_t bit = index % 32u;
       const std::uint32_t spots = layout.segment_spots(s);
       const std::uint32_t before = detail::bitfield_release(segment_word(page_data(page), s), bit);
-      if (((before >> bit) & 1u) == 0) { return; }
+      if (((before >> bit) & 1u) == 0) { return false; }
       if (before == detail::low_bits(spots)) {
         // The segment was full: clear its mark (pairs with mark_segment_full).
         detail::device_atomic<std::uint32_t>(bitmasks_[page]).fetch_and(~(1u << s), detail::memory_order_acq_rel);
       }
     }
     give_back(page, chunk, layout.spots);
+    return true;
   }
 
   /// §5.4: a free in a super block other than the active one makes it active with a chance of
@@ -1478,17 +1532,25 @@ DEVALLOC_UNROLL
     return no_conflict;
   }
 
-  DEVALLOC_DEVICE void free_pages(std::uint32_t first) const noexcept
+  /// Releases the multi-page chunk starting at page `first` (whose state was seen as large).
+  /// invalid_pointer if `first` is an inner page of a multi-page chunk (page count 0 while the
+  /// state is still large), double_free if another free took the page count first.
+  DEVALLOC_DEVICE free_result free_pages(std::uint32_t first) const noexcept
   {
-    const std::uint32_t need = detail::atomic_load_relaxed(bitmasks_[first]);
-    if (need == 0 || need > pages_ - first) { return; }  // not the first page of a multi-page chunk
-    add_run_to_regions(first, need, false);
+    detail::device_atomic<std::uint32_t> count(bitmasks_[first]);
+    std::uint32_t need = count.load(detail::memory_order_relaxed);
+    if (need == 0 || need > pages_ - first) { return free_result::invalid_pointer; }  // not a first page
+    // Taking the page count to 0 claims the free: of two racing frees of one chunk, one frees it.
     // A free page's bitfield is zero (open_page relies on it); the release below publishes it.
-    detail::device_atomic<std::uint32_t>(bitmasks_[first]).store(0u, detail::memory_order_relaxed);
+    if (!count.compare_exchange_strong(need, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
+      return free_result::double_free;
+    }
+    add_run_to_regions(first, need, false);
     for (std::uint32_t k = 0; k < need; ++k) {
       // release: our writes to the pages happen before their next user's acquire.
       detail::device_atomic<std::uint64_t>(states_[first + k]).fetch_sub(large_state, detail::memory_order_release);
     }
+    return free_result::freed;
   }
 
   /// Pages of a multi-page chunk count as full pages of their regions.

@@ -10,17 +10,29 @@
 //      lanes with larger requests, allocate alone (collect returns their own size).
 //   3. Each member's size is rounded up to 16; `header` = the largest power of two (<= 256)
 //      dividing every member's size, so every slice keeps the alignment the AlignmentPolicy's
-//      padding gave the request.
+//      padding gave the request. header >= 16 >= sizeof(shared_header).
 //   4. The group is cut, in lane order, into parts of at most `cap` bytes (header included), cap =
 //      the largest power of two <= min(header + sum of sizes, pagesize): combined chunks then tile
 //      a page exactly (thesis' version: 32 x 64 B + a header = 2112 B, one per 4 KiB page; here
 //      31 x 64 B + 64 B = 2048 B, two per page). Each part's first lane (its leader) requests
 //      header + the part's sizes, the others 0; offsets are prefix sums within the part (one
 //      shuffle per group member, identical on every lane). A part of one lane allocates alone.
-// distribute(block): the part's leader writes the member count into the chunk's first word
-//   (the header), then broadcasts the block to its part; lane i returns block + offset_i
-//   (nullptr if the leader's allocation failed). creation::Scatter::destroy() recognises these interior
-//   pointers: each free decrements the header, the last one frees the whole chunk.
+// distribute(block): the part's leader writes the chunk's header (write_header: member count,
+//   chunk bytes and a tag that marks the chunk as combined), then broadcasts the block to its part;
+//   lane i returns block + offset_i (nullptr if the leader's allocation failed).
+// deallocate(creation, p) — this policy owns the shared-chunk protocol (thesis §4.3.3):
+//   start = creation.chunk_start(p) (the creation policy must support shared chunks: its traits
+//   say so, and policy_check refuses other pairings). p == start: a chunk allocated alone, freed by
+//   creation.destroy(p) -- unless its first bytes hold a tagged header with live members (p is
+//   then the header of a combined chunk, not a slice: invalid_pointer). p inside the chunk: a slice
+//   iff the header's tag matches the chunk and p lies on a 16-byte boundary in [16, bytes);
+//   otherwise invalid_pointer. The member count is decremented by CAS (acq_rel), never below 0
+//   (a count of 0: double_free); the member that takes it to 0 clears the tag and destroys the
+//   chunk. Undetectable: freeing one slice twice while other members are live takes two members
+//   off the count (the header cannot tell which members left), so the chunk is freed while one
+//   slice is still in use; a chunk left combined at Allocator::reset() keeps its tag in memory that
+//   a later solo chunk may not overwrite (an interior free of that solo chunk then reads a valid
+//   header).
 //
 // Caveat — blowup (thesis §4.3.3): a combined chunk returns to the heap only when every lane that
 // shared it has freed its slice; one long-lived slice pins the memory of the whole group. Use
@@ -32,8 +44,9 @@
 // distribute(), which waits only for the leader, whose allocation never waits for any lane.
 // CPU backend: a warp is one lane, so every request is allocated alone (this is Noop there).
 //
-// Works with creation::Scatter only (the header protocol lives in Scatter::destroy); the page
-// sizes must match: devalloc::policy_check<Scatter<C1>, XMallocSIMD<C2>> asserts it.
+// Works with creation policies whose traits.supports_shared_chunks is true (creation::Scatter);
+// with Scatter the page sizes must match: devalloc::policy_check<Scatter<C1>, XMallocSIMD<C2>>
+// asserts both.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +55,7 @@
 
 #include "../detail/atomic.hpp"
 #include "../detail/platform.hpp"
+#include "../free_result.hpp"
 #include "../policy_check.hpp"
 #include "../detail/warp.hpp"
 
@@ -81,6 +95,81 @@ class XMallocSIMD {
 
   static_assert(pagesize >= 256u && pagesize <= (1u << 30),
                 "XMallocSIMD: pagesize must be between 256 and 2^30 bytes (the Scatter page size it is combined with)");
+
+  /// The first 16 bytes of a combined chunk (the header is at least 16 bytes; no slice covers it).
+  struct shared_header {
+    std::uint32_t members;  ///< slices not yet freed
+    std::uint32_t bytes;    ///< header + the slices: every slice lies in [16, bytes)
+    std::uint64_t tag;      ///< header_tag(chunk) while the chunk is combined and live, else anything
+  };
+  static_assert(sizeof(shared_header) == 16, "XMallocSIMD: the header must fit the smallest header (16 bytes)");
+
+  /// The tag of the header of a combined chunk at `chunk`: a magic word mixed with the address, so
+  /// that neither user data nor a header copied elsewhere passes for one.
+  DEVALLOC_HOST_DEVICE static constexpr std::uint64_t header_tag(std::uintptr_t chunk) noexcept
+  {
+    return 0x584D616C6C6F6353ull ^ (static_cast<std::uint64_t>(chunk) * 0x9E3779B97F4A7C15ull);
+  }
+
+  /// Device. Makes `chunk` (16-byte aligned, at least `bytes` >= 16 bytes) a combined chunk of
+  /// `members` slices (what distribute() does on the leader; public so that tests can build one).
+  /// Relaxed stores: the caller orders them before the members' frees (distribute: sync_lanes).
+  DEVALLOC_DEVICE static void write_header(void* chunk, std::uint32_t members, std::uint32_t bytes) noexcept
+  {
+    auto* h = static_cast<shared_header*>(chunk);
+    detail::device_atomic<std::uint32_t>(h->members).store(members, detail::memory_order_relaxed);
+    detail::device_atomic<std::uint32_t>(h->bytes).store(bytes, detail::memory_order_relaxed);
+    detail::device_atomic<std::uint64_t>(h->tag).store(header_tag(reinterpret_cast<std::uintptr_t>(chunk)),
+                                                        detail::memory_order_relaxed);
+  }
+
+  /// Device. The live member count of the combined chunk at `chunk`, 0 if its header is not tagged
+  /// (a chunk allocated alone, or one whose last member has left).
+  DEVALLOC_DEVICE static std::uint32_t members_of(void* chunk) noexcept
+  {
+    auto* h = static_cast<shared_header*>(chunk);
+    if (detail::device_atomic<std::uint64_t>(h->tag).load(detail::memory_order_relaxed) !=
+        header_tag(reinterpret_cast<std::uintptr_t>(chunk))) {
+      return 0;
+    }
+    return detail::device_atomic<std::uint32_t>(h->members).load(detail::memory_order_relaxed);
+  }
+
+  /// Device. Frees `p` (not nullptr, owned by `creation`): see the file comment, deallocate().
+  /// Thread safe like alloc(). Returns what the free did (free_result).
+  template <class Creation>
+  DEVALLOC_DEVICE static free_result deallocate(const Creation& creation, void* p) noexcept
+  {
+    static_assert(Creation::traits.supports_shared_chunks,
+                  "XMallocSIMD::deallocate: the creation policy must support shared chunks (chunk_start)");
+    char* const start = static_cast<char*>(creation.chunk_start(p));
+    char* const c = static_cast<char*>(p);
+    if (start == nullptr) { return creation.destroy(p); }  // no live chunk: the creation policy classifies p
+    if (start == c) {
+      // A chunk allocated alone -- or the header of a combined one, which is no member's pointer.
+      return members_of(start) != 0 ? free_result::invalid_pointer : creation.destroy(p);
+    }
+    auto* h = reinterpret_cast<shared_header*>(start);
+    const auto offset = static_cast<std::size_t>(c - start);
+    if (detail::device_atomic<std::uint64_t>(h->tag).load(detail::memory_order_relaxed) !=
+          header_tag(reinterpret_cast<std::uintptr_t>(start)) ||
+        offset < sizeof(shared_header) || offset % 16u != 0 ||
+        offset >= detail::device_atomic<std::uint32_t>(h->bytes).load(detail::memory_order_relaxed)) {
+      return free_result::invalid_pointer;  // inside a chunk that is not combined, or not on a slice
+    }
+    // acq_rel: every member's writes to its slice happen before the last member frees the chunk
+    // (and so before its next owner's use).
+    detail::device_atomic<std::uint32_t> members(h->members);
+    std::uint32_t left = members.load(detail::memory_order_relaxed);
+    do {
+      if (left == 0) { return free_result::double_free; }  // every member has left already
+    } while (!members.compare_exchange_weak(left, left - 1u, detail::memory_order_acq_rel, detail::memory_order_relaxed));
+    if (left != 1u) { return free_result::freed; }
+    // The last member: the chunk stops being combined before it returns to the heap (the destroy's
+    // release publishes the cleared tag to the chunk's next owner).
+    detail::device_atomic<std::uint64_t>(h->tag).store(0u, detail::memory_order_relaxed);
+    return creation.destroy(start);
+  }
 
   /// The part of the group a lane belongs to (see the file comment, step 4).
   struct part {
@@ -159,6 +248,7 @@ class XMallocSIMD {
     group_ = p.mask;
     leader_ = p.leader;
     offset_ = p.offset;
+    total_ = p.total;
     combined_ = true;
     return detail::lane_id() == leader_ ? p.total : 0u;
 #else
@@ -172,9 +262,8 @@ class XMallocSIMD {
     if (!combined_) { return block; }
 #if DEVALLOC_BACKEND_CUDA
     if (detail::lane_id() == leader_ && block != nullptr) {
-      // Thesis §4.3.3: the chunk's header counts its members (Scatter::destroy decrements it).
-      detail::device_atomic<std::uint32_t>(*static_cast<std::uint32_t*>(block))
-        .store(detail::popcount(group_), detail::memory_order_relaxed);
+      // Thesis §4.3.3: the chunk's header counts its members (deallocate() decrements it).
+      write_header(block, detail::popcount(group_), total_);
     }
     // Orders the header store before everything the members do after this call (their frees).
     detail::sync_lanes(group_);
@@ -191,23 +280,26 @@ class XMallocSIMD {
  private:
   std::uint32_t group_ = 0;
   std::uint32_t offset_ = 0;
+  std::uint32_t total_ = 0;
   unsigned leader_ = 0;
   bool combined_ = false;
 };
 
 }  // namespace distribution
 
-/// XMallocSIMD hands out pointers into chunks shared by several lanes; only creation::Scatter
-/// knows how to free those (its destroy() implements the header protocol).
+/// XMallocSIMD hands out pointers into chunks shared by several lanes; its deallocate() needs the
+/// creation policy's chunk_start() (traits.supports_shared_chunks) to find their headers.
 template <class Creation, class SimdConfig>
 struct policy_check<Creation, distribution::XMallocSIMD<SimdConfig>> {
-  static_assert(sizeof(Creation) == 0,
-                "XMallocSIMD works only with creation::Scatter (which frees the chunks it shares between lanes); "
-                "use distribution::Noop with other creation policies");
-  static constexpr bool value = false;
+  static_assert(Creation::traits.supports_shared_chunks,
+                "XMallocSIMD shares one chunk among several lanes and needs a creation policy that supports shared "
+                "chunks (traits.supports_shared_chunks and chunk_start(p), e.g. creation::Scatter); use "
+                "distribution::Noop with this creation policy");
+  static constexpr bool value = Creation::traits.supports_shared_chunks;
 };
 
-/// Scatter and XMallocSIMD must agree on the page size (thesis §4.2, PolicyCheck2).
+/// Scatter and XMallocSIMD must agree on the page size (thesis §4.2, PolicyCheck2); Scatter
+/// supports shared chunks.
 template <class ScatterConfig, class SimdConfig>
 struct policy_check<creation::Scatter<ScatterConfig>, distribution::XMallocSIMD<SimdConfig>> {
   static_assert(ScatterConfig::pagesize == SimdConfig::pagesize,
