@@ -47,10 +47,10 @@ using scatter = Allocator<creation::Scatter<>, distribution::Noop, oom::ReturnNu
 /// Scatter's configuration under XMallocSIMD: every request is a whole warp's combined chunk made
 /// by one lane, so the rule that sends groups of fewer than 4 lanes to eq. (3)'s shared page is off
 /// (it sent every combined chunk there), and the class sequence is packed. Measured on an H100,
-/// 2^20 threads, one allocation each: in the diagnostic (results/gpu/2026-11-22_scatter-diag_H100,
-/// configuration `simd-packed`, equal to this one at that heap size) 16 B 6.7 G and 64 B 7.4 G
+/// 2^20 threads, one allocation each: in the diagnostic (results/gpu/2026-11-22_scatter-diag_H100 in
+/// commit 01eff70's tree, configuration `simd-packed`, equal to this one at that heap size) 16 B 6.7 G and 64 B 7.4 G
 /// allocs/s, against 2.0 G and 0.47 G with Scatter's defaults; in devalloc-bench with this preset
-/// (results/gpu/2026-11-22_edfb0e8_H100) 6.53 G and 5.54 G.
+/// (results/gpu/2026-11-22_edfb0e8_H100, 01eff70's tree) 6.53 G and 5.54 G.
 struct ScatterSimdConfig : creation::ScatterConfig {
   static constexpr std::uint32_t hash_spread = 1;
   static constexpr std::uint32_t sequence_min_lanes = 1;
