@@ -3,10 +3,10 @@
 # scripts/bench.sh, scripts/gpu-run.sh and scripts/docs.sh, or run on its own:
 #
 #   bash scripts/deps.sh            # check/install what this machine lacks (as test.sh does)
-#   bash scripts/deps.sh --carry    # fetch GoogleTest, CLI11 and nlohmann_json into .deps/ even if
-#                                   # this machine has them, for a machine with no network (a GPU
-#                                   # machine): copy or carry .deps/ next to its tree, then run
-#                                   # scripts/gpu-run.sh there.
+#   bash scripts/deps.sh --carry    # fetch GoogleTest, CLI11 and nlohmann_json into .deps/root even
+#                                   # if this machine has them, for a machine with no network (a GPU
+#                                   # machine): copy or carry .deps/root (about 7 MB) next to its
+#                                   # tree, then run scripts/gpu-run.sh there.
 #
 # Order of preference, per dependency (nothing needs sudo except a missing compiler):
 #   CMake >= 3.25 ... on PATH, else apt-get install (root or passwordless sudo), else pip into .deps/cmake
@@ -54,12 +54,14 @@ deps_apt_install() {
   $sudo apt-get update -q && $sudo apt-get install -y --no-install-recommends "$@"
 }
 
-# Debian packages unpacked into .deps/root without root: apt-get download + dpkg -x. Where the
-# system's package lists are missing, a private copy is fetched into .deps/apt first.
+# Debian packages unpacked into .deps/root (or $DEVALLOC_UNPACK_ROOT) without root: apt-get
+# download + dpkg -x; the .deb files are deleted once unpacked. Where the system's package lists
+# are missing, a private copy is fetched into .deps/apt first.
 deps_apt_extract() {
+  local unpack=${DEVALLOC_UNPACK_ROOT:-$DEVALLOC_DEPS/root}
   command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1 || {
     echo "deps: apt-get/dpkg not available to fetch $*; install them by hand or set the CMake hints" >&2; return 1; }
-  mkdir -p "$DEVALLOC_DEPS/debs" "$DEVALLOC_DEPS/root"
+  mkdir -p "$DEVALLOC_DEPS/debs" "$unpack"
   local apt_opts=()
   if ! (cd "$DEVALLOC_DEPS/debs" && apt-get -o "APT::Sandbox::User=$(id -un)" download "$@"); then
     deps_note "apt-get download failed; fetching package lists into $DEVALLOC_DEPS/apt (no root needed)"
@@ -73,8 +75,8 @@ deps_apt_extract() {
   local pkg deb
   for pkg in "$@"; do
     deb=$(ls -t "$DEVALLOC_DEPS/debs/${pkg}_"*.deb | head -1)
-    deps_note "unpacking $(basename "$deb") into $DEVALLOC_DEPS/root"
-    dpkg -x "$deb" "$DEVALLOC_DEPS/root"
+    deps_note "unpacking $(basename "$deb") into $unpack"
+    dpkg -x "$deb" "$unpack" && rm -f "$deb"
   done
 }
 
@@ -207,7 +209,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     deps_header_package CLI11 libcli11-dev force
     deps_header_package nlohmann_json nlohmann-json3-dev force
     du -sh "$DEVALLOC_DEPS/root"
-    echo "carry $DEVALLOC_DEPS (e.g. the device tool's carry: [\".deps\"]) and run bash scripts/gpu-run.sh there"
+    echo "copy $DEVALLOC_DEPS/root next to the tree on the GPU machine (as .deps/root; e.g. carry: [\".deps/root\"])" \
+         "and run bash scripts/gpu-run.sh there"
   else
     deps_setup "$@"
   fi
