@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
-# scripts/bench.sh — the README's main command: builds devalloc-bench and runs it, on the GPU when
-# there is one (CUDA build + nvidia-smi sees a device), otherwise on the CPU backend; then turns the
-# JSON into figures and a Markdown report with tools/plot. Arguments go to devalloc-bench
-# (default: --quick; see `bench/devalloc-bench --help`).
+# scripts/bench.sh — the README's main command: installs what is missing (scripts/deps.sh, plus
+# matplotlib for the figures), builds devalloc-bench in build/<preset> (the folder and preset that
+# scripts/test.sh uses on this machine: only the benchmark's targets, with the build's progress
+# shown), runs it on the GPU when there is one (`gpu` preset: nvcc + nvidia-smi sees a device),
+# otherwise on the CPU backend, and turns the JSON into figures and a Markdown report (tools/plot).
+# Arguments go to devalloc-bench (default: --quick; see `bench/devalloc-bench --help`).
+# Environment: DEVALLOC_BENCH_OUT (default out/bench), DEVALLOC_PRESET, DEVALLOC_JOBS, DEVALLOC_CMAKE_ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${DEVALLOC_BENCH_BUILD:-$PWD/build-bench}
+# shellcheck source=scripts/deps.sh
+source scripts/deps.sh
 out=${DEVALLOC_BENCH_OUT:-$PWD/out/bench}
-command -v cmake >/dev/null || { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get update -qq && $sudo apt-get install -y -qq cmake g++; }
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDEVALLOC_BUILD_TESTS=OFF -DDEVALLOC_BUILD_EXAMPLES=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target devalloc-bench-cpu $(grep -q 'devalloc-bench-cuda' "$build/Makefile" 2>/dev/null && echo devalloc-bench-cuda) >/dev/null
+
+deps_setup --bench
+preset=$(deps_preset)
+deps_configure "$preset" -DCMAKE_INSTALL_PREFIX="${DEVALLOC_BUILD_DIR:-$PWD/build/$preset}/_install"
+build=$DEVALLOC_BUILD
+
+targets=(devalloc-bench-cpu)
+if cmake --build "$build" --target help 2>/dev/null | grep -q 'devalloc-bench-cuda'; then targets+=(devalloc-bench-cuda); fi
+say "build ${targets[*]} (-j$DEVALLOC_JOBS)"
+cmake --build "$build" -j"$DEVALLOC_JOBS" --target "${targets[@]}"
+
 args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(--quick)
+say "devalloc-bench ${args[*]} --out $out"
 DEVALLOC_BENCH_BUILD="$build" bench/devalloc-bench "${args[@]}" --out "$out"
-if python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install -q matplotlib 2>/dev/null; then
+if python3 -c 'import matplotlib' 2>/dev/null; then
+  say "figures: tools/plot -> $out/figures"
   python3 tools/plot "$out"/*.json --out "$out/figures" || echo "plotting failed (the measurements are in $out)"
 else
   echo "matplotlib unavailable: skipped figures (measurements in $out)"

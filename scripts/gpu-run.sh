@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# scripts/gpu-run.sh — the one command for a GPU machine: builds every CUDA target for sm_90,
-# runs the whole test suite on the GPU (CTest label "gpu"), optionally compute-sanitizer on a
-# representative kernel set, and the benchmark; writes every log to $OUT (default ./out).
+# scripts/gpu-run.sh — the one command for a GPU machine: builds every target with the `gpu` preset
+# in build/gpu (the folder scripts/test.sh and scripts/bench.sh use there; CUDA architectures: the
+# machine's GPU, or CMAKE_CUDA_ARCHITECTURES in DEVALLOC_CMAKE_ARGS), runs the whole test suite on
+# the GPU (CTest label "gpu"), optionally compute-sanitizer on a representative kernel set, and the
+# benchmark; writes every log to $OUT (default ./out).
 #
 #   DEVALLOC_COMMIT=<hash> bash scripts/gpu-run.sh [--sanitize] [--diag] [--no-tests] [--bench "<devalloc-bench args>"]
 #
 # --diag also runs bench/diag/scatter_probe (Scatter's probability test per configuration, with
-# per-thread latencies; docs/scatter.md, Performance notes) into scatter-probe.log.
+# per-thread latencies; docs/notes/scatter-lab.md, Performance notes) into scatter-probe.log.
 #
-# GoogleTest: taken from the system, else from ./.gtest (a copy of /usr/src/googletest carried to
-# machines without it), else from /usr/src/googletest.
+# Dependencies (scripts/deps.sh): a GPU machine without network needs GoogleTest, CLI11 and
+# nlohmann_json from a .deps/ folder made elsewhere with `bash scripts/deps.sh --carry` and carried
+# next to the tree (a copy of /usr/src/googletest as .gtest/ also still works for GoogleTest).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/deps.sh
+source scripts/deps.sh
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 sanitize=0
@@ -29,8 +34,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-gtest_dir=/usr/src/googletest
-[ -f .gtest/CMakeLists.txt ] && gtest_dir=$PWD/.gtest
+build=${DEVALLOC_BUILD_DIR:-$PWD/build/gpu}
 log="$OUT/gpu-run.log"
 status=0
 
@@ -44,17 +48,17 @@ status=0
 
 step() { echo; echo "## $*" | tee -a "$log"; }
 
-step "configure + build (sm_90)"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DDEVALLOC_GPU_TESTS=ON -DDEVALLOC_GTEST_SOURCE_DIR="$gtest_dir" \
-  -DCMAKE_CUDA_ARCHITECTURES=90 ${DEVALLOC_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log" | tee -a "$log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -40 | tee -a "$log"; exit 1; }
-echo "built" | tee -a "$log"
+step "dependencies + configure (preset gpu) + build"
+{ deps_setup && deps_configure gpu; } >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log" | tee -a "$log"; exit 1; }
+grep -E "devalloc: CUDA targets" "$OUT/configure.log" | sed 's/^-- //' | tee -a "$log"
+cmake --build "$build" -j"$DEVALLOC_JOBS" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -40 | tee -a "$log"; exit 1; }
+echo "built ($(grep -c '^\[' "$OUT/build.log") build steps, build.log)" | tee -a "$log"
 
 if [ "$tests" = 1 ]; then
   step "tests on the GPU (ctest -L gpu)"
-  ctest --test-dir build-gpu -L gpu --output-on-failure --timeout 300 >"$OUT/ctest-gpu.log" 2>&1 || status=1
+  ctest --test-dir "$build" -L gpu --output-on-failure --timeout 300 >"$OUT/ctest-gpu.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped|Total Test time" "$OUT/ctest-gpu.log" | tee -a "$log"
-  for t in build-gpu/tests/*_cuda build-gpu/tests/*/*_cuda; do
+  for t in "$build"/tests/*_cuda "$build"/tests/*/*_cuda; do
     [ -x "$t" ] || continue
     echo "$(basename "$t"): $("$t" --gtest_list_tests | grep -c '^  ') tests" | tee -a "$log"
   done
@@ -67,13 +71,13 @@ if [ "$sanitize" = 1 ]; then
   # would fail every later test of the same process. Its result is logged, not counted.
   filter="${DEVALLOC_SANITIZE_FILTER:-*ConcurrentAllocations*:*Churn*}"
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool "$tool" --error-exitcode 9 build-gpu/tests/devalloc_conformance_cuda \
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$build"/tests/devalloc_conformance_cuda \
       --gtest_filter="$filter:-*DeviceMalloc*" >"$OUT/sanitizer-$tool.log" 2>&1
     rc=$?
     echo "$tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | sort | uniq -c | tr -s ' ')" | tee -a "$log"
     [ $rc = 0 ] || status=1
   done
-  compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/tests/devalloc_conformance_cuda \
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$build"/tests/devalloc_conformance_cuda \
     --gtest_filter="*DeviceMalloc*ConcurrentAllocations*:*DeviceMalloc*Churn*" >"$OUT/sanitizer-memcheck-cuda-malloc.log" 2>&1
   echo "memcheck on CUDA's device malloc (not counted): exit $?; $(grep -E 'ERROR SUMMARY|double free' \
     "$OUT/sanitizer-memcheck-cuda-malloc.log" | sort | uniq -c | tr -s ' ' | head -3)" | tee -a "$log"
@@ -81,7 +85,7 @@ fi
 
 if [ "$diag" = 1 ]; then
   step "Scatter probability test per configuration (bench/diag/scatter_probe)"
-  probe=build-gpu/bench/devalloc-scatter-probe
+  probe="$build"/bench/devalloc-scatter-probe
   { $probe && $probe 65536 20 3 16 64 && $probe 65536 20 3 16 32 && $probe 65536 20 3 128 256 \
       && $probe 65536 20 3 256 256 && $probe tput 1048576 1 && $probe tput 1048576 32 \
       && $probe census 16384 1 2 4 1500; } >"$OUT/scatter-probe.log" 2>&1 || status=1
@@ -91,7 +95,7 @@ fi
 if [ -n "$bench_args" ] && [ -x bench/devalloc-bench ]; then
   step "benchmark: devalloc-bench $bench_args"
   # shellcheck disable=SC2086
-  DEVALLOC_BENCH_BUILD=build-gpu bench/devalloc-bench $bench_args --out "$OUT/bench" 2>&1 | tee "$OUT/bench.log" | tail -80 >>"$log"
+  DEVALLOC_BENCH_BUILD="$build" bench/devalloc-bench $bench_args --out "$OUT/bench" 2>&1 | tee "$OUT/bench.log" | tail -80 >>"$log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   python3 tools/check-results "$OUT/bench/results.json" | tail -3 | tee -a "$log" || status=1
   if python3 -c 'import matplotlib' 2>/dev/null; then

@@ -46,8 +46,8 @@ using scatter = Allocator<creation::Scatter<>, distribution::Noop, oom::ReturnNu
 
 /// Scatter's configuration under XMallocSIMD: every request is a whole warp's combined chunk made
 /// by one lane, so the rule that sends small groups to eq. (3)'s shared page is off (it would send
-/// every combined chunk there), and the class sequence is packed (docs/scatter.md, Configuration,
-/// has the measurements behind this choice).
+/// every combined chunk there), and the class sequence is packed (docs/notes/scatter-lab.md has
+/// the measurements behind this choice).
 struct ScatterSimdConfig : creation::ScatterConfig {
   static constexpr std::uint32_t hash_spread = 1;
   static constexpr std::uint32_t sequence_min_lanes = 1;

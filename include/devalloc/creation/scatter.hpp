@@ -198,7 +198,7 @@ struct basic_scatter_config {
   ///   1: per-warp page tiles: warp w starts at page group w / (warps per page), its lanes spread
   ///      over ceil(32 / chunks per page) pages (lane l on page l / min(32, chunks per page)).
   ///      Fine for one size; with many sizes every (warp, size) pair opens its own page, and the
-  ///      heap runs out of pages while they are nearly empty (docs/scatter.md, fragmentation).
+  ///      heap runs out of pages while they are nearly empty (docs/notes/scatter-lab.md).
   ///   2 (default): per-class page sequence: the lanes of a warp asking for the same size class
   ///      (match_any) take consecutive slots w * g + rank of that class (g = lanes of the group),
   ///      slot / chunks per page is the page offset from the class' base S k_S (no mp term).
@@ -235,11 +235,10 @@ struct basic_scatter_config {
   /// this many take slots of the class sequence; smaller groups (mixed sizes, divergent callers)
   /// start at eq. (3)'s page, which the lanes of one multiprocessor share (few pages opened, and
   /// the slot w x g of the sequence is only consistent across warps when g is). 1: always the
-  /// sequence. Default 12 (H100, docs/scatter.md, Performance notes 6): the threshold must lie
-  /// away from the group sizes that mixed sizes make, because a class whose groups start at both
-  /// places is slow (16-64 B, groups of about 6: 97 us per probability launch with 4, 40 with 12,
-  /// 31 with eq. (3) only), and below the groups of one size in a warp (32, or 16 with every other
-  /// lane: 24 collapsed that case to 3 G allocs/s at 64 B).
+  /// sequence. Default 12: the threshold must lie away from the group sizes that mixed sizes
+  /// make, because a class whose groups start at both places is slow, and below the groups of one
+  /// size in a warp (32, or 16 with every other lane). The measurements behind the default are in
+  /// docs/notes/scatter-lab.md (Performance notes 6).
   static constexpr std::uint32_t sequence_min_lanes = SequenceMinLanes;
   /// ... and only for classes with at least this many chunks per page: a page of a few large
   /// chunks cannot take a multiprocessor's requests, and its lanes would walk (the paper's
@@ -995,8 +994,9 @@ class Scatter {
       const std::uint64_t slot = static_cast<std::uint64_t>(detail::warp_id()) * lanes + detail::rank_in(group);
       // No mp term in the sequence: with it, every multiprocessor's warps would open their own
       // pages of each class again (the heap then runs out of pages while they are nearly empty,
-      // and pages of large chunks collide at random; docs/scatter.md, Configuration). The lanes of a warp that meet at
-      // one page are served together (try_page_group), so no lane is displaced by a lost open CAS.
+      // and pages of large chunks collide at random; docs/notes/scatter-lab.md). The lanes of a
+      // warp that meet at one page are served together (try_page_group), so no lane is displaced
+      // by a lost open CAS.
       hash = static_cast<std::uint64_t>(cls) * Config::hash_k_size + slot * hash_spread / fresh.spots;
       if (lanes < sequence_min_lanes && fresh.spots >= sequence_shared_spots) {
         // A small group: eq. (3)'s page (see ScatterConfig::sequence_min_lanes).
