@@ -222,8 +222,8 @@ struct basic_scatter_config {
   /// of allocs and frees the pages after a full one are full too, and walking on along the
   /// sequence meets them all.
   ///   0 (default): the next page of the sequence: later waves of a kernel fill the pages the
-  ///      first ones left, so tight heaps stay dense (1 and 2 failed PointersKeepTheirAlignment
-  ///      on an H100: 38 of 65536 requests got nullptr in a 64 MiB heap filled to 86 %).
+  ///      first ones left, so tight heaps stay dense (1 and 2 leave a tight heap fragmented:
+  ///      requests fail while free chunks remain; docs/notes/scatter-lab.md).
   ///   1: after 16 pages of the sequence (the gaps hash_spread leaves), eq. (3)'s page
   ///      S k_S + mp k_mp: scattered per class and multiprocessor, shared by the lanes of one
   ///      multiprocessor that overflow; but every lane of a multiprocessor starts there (large
