@@ -4,7 +4,8 @@
 # scripts/test.sh uses on this machine: only the benchmark's targets, with the build's progress
 # shown), runs it on the GPU when there is one (`gpu` preset: nvcc + nvidia-smi sees a device),
 # otherwise on the CPU backend, and turns the JSON into figures and a Markdown report (tools/plot).
-# Arguments go to devalloc-bench (default: --quick; see `bench/devalloc-bench --help`).
+# Arguments go to devalloc-bench (default: --quick; see `bench/devalloc-bench --help`);
+# `--build-only` builds and stops.
 # Environment: DEVALLOC_BENCH_OUT (default out/bench), DEVALLOC_PRESET, DEVALLOC_JOBS, DEVALLOC_CMAKE_ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,7 @@ if cmake --build "$build" --target help 2>/dev/null | grep -q 'devalloc-bench-cu
 say "build ${targets[*]} (-j$DEVALLOC_JOBS)"
 cmake --build "$build" -j"$DEVALLOC_JOBS" --target "${targets[@]}"
 
+if [ "${1:-}" = --build-only ]; then exit 0; fi
 args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(--quick)
 say "devalloc-bench ${args[*]} --out $out"
