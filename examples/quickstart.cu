@@ -19,11 +19,16 @@ __global__ void build_lists(Heap::handle_type heap, int** lists, int n)
 
 int main()
 {
-  Heap heap(std::size_t{256} << 20);  // 256 MiB pool on the GPU, released with `heap`
-  const int n = 1 << 20;
-  devalloc::buffer<int*> lists(n);
-  build_lists<<<(n + 255) / 256, 256>>>(heap.handle(), lists.data(), n);
-  DEVALLOC_CUDA_TRY(cudaGetLastError());
-  DEVALLOC_CUDA_TRY(cudaDeviceSynchronize());
-  std::printf("%s\nfailed allocations: %llu\n", Heap::info().c_str(), heap.stats().failed_allocations);
+  cudaStream_t stream{};
+  DEVALLOC_CUDA_TRY(cudaStreamCreate(&stream));
+  {
+    Heap heap(std::size_t{256} << 20, stream);  // 256 MiB pool on the GPU, built on `stream`
+    const int n = 1 << 20;
+    devalloc::buffer<int*> lists(n);
+    build_lists<<<(n + 255) / 256, 256, 0, stream>>>(heap.handle(), lists.data(), n);
+    DEVALLOC_CUDA_TRY(cudaGetLastError());
+    // stats() runs on the heap's stream and waits for that stream only (not the whole device).
+    std::printf("%s\nfailed allocations: %llu\n", Heap::info().c_str(), heap.stats().failed_allocations);
+  }  // the heap is released in stream order on `stream`
+  DEVALLOC_CUDA_TRY(cudaStreamDestroy(stream));
 }
