@@ -4,7 +4,7 @@
 // one `cpu_warp`, so every warp-level path of the library (detail/warp.hpp's votes, shuffles,
 // matches and syncs over any subset of lanes) runs in CI, not only on a GPU.
 //
-//   * A warp's lanes are fibers (ucontext) of one OS thread, the warp's "slot"; devalloc::launch
+//   * A warp's lanes are fibers (see fiber_switch) of one OS thread, the warp's "slot"; devalloc::launch
 //     runs several slots at once (true concurrency between warps), each one warp at a time, all
 //     lanes of warp k finishing before the slot starts another warp.
 //   * The slot's scheduler picks the next lane to run at random (seeded, so a run can be
@@ -117,9 +117,65 @@ inline std::uint64_t splitmix64(std::uint64_t& state) noexcept
   return z ^ (z >> 31);
 }
 
+// Fiber context switch: a few instructions on x86-64 (callee-saved registers and the stack
+// pointer, as the System V ABI requires), ucontext elsewhere (which also saves the signal mask,
+// a system call per switch).
+#if defined(__x86_64__) && !defined(DEVALLOC_CPU_WARP_UCONTEXT)
+struct fiber_context {
+  void* sp = nullptr;
+};
+
+/// Saves the caller's registers on its stack, stores its stack pointer in *from, resumes *to.
+__attribute__((naked, noinline)) inline void fiber_switch(fiber_context* /*from*/, fiber_context* /*to*/) noexcept
+{
+  __asm__(
+    "pushq %rbp\n\t"
+    "pushq %rbx\n\t"
+    "pushq %r12\n\t"
+    "pushq %r13\n\t"
+    "pushq %r14\n\t"
+    "pushq %r15\n\t"
+    "movq %rsp, (%rdi)\n\t"
+    "movq (%rsi), %rsp\n\t"
+    "popq %r15\n\t"
+    "popq %r14\n\t"
+    "popq %r13\n\t"
+    "popq %r12\n\t"
+    "popq %rbx\n\t"
+    "popq %rbp\n\t"
+    "ret\n\t");
+}
+
+/// Prepares `c` to start `entry` (which must never return) on [base, base + size).
+inline bool fiber_make(fiber_context& c, char* base, std::size_t size, void (*entry)()) noexcept
+{
+  auto** sp = reinterpret_cast<void**>((reinterpret_cast<std::uintptr_t>(base + size)) & ~std::uintptr_t{15});
+  *--sp = nullptr;                          // entry's return address: none
+  *--sp = reinterpret_cast<void*>(entry);  // where fiber_switch's ret goes
+  for (int r = 0; r < 6; ++r) { *--sp = nullptr; }  // rbp, rbx, r12-r15
+  c.sp = sp;
+  return true;
+}
+#else
+struct fiber_context {
+  ucontext_t uc{};
+};
+
+inline void fiber_switch(fiber_context* from, fiber_context* to) noexcept { ::swapcontext(&from->uc, &to->uc); }
+
+inline bool fiber_make(fiber_context& c, char* base, std::size_t size, void (*entry)()) noexcept
+{
+  if (::getcontext(&c.uc) != 0) { return false; }
+  c.uc.uc_stack.ss_sp = base;
+  c.uc.uc_stack.ss_size = size;
+  c.uc.uc_link = nullptr;  // entry never returns
+  ::makecontext(&c.uc, entry, 0);
+  return true;
+}
+#endif
+
 /// One rendezvous: the lanes of `mask` calling collective `kind`.
 struct rendezvous {
-  bool used = false;
   bool complete = false;  ///< every lane of mask arrived; lanes now read and depart
   op kind = op::none;
   std::uint32_t mask = 0;
@@ -136,7 +192,7 @@ struct forming_group {
 };
 
 struct lane {
-  ucontext_t context{};
+  fiber_context context{};
   char* stack = nullptr;  ///< mapping: guard page, then lane_stack_bytes
   lane_state state = lane_state::done;
   bool spinning = false;        ///< last yielded in pause_briefly()
@@ -190,8 +246,9 @@ class cpu_warp {
     close_one_in_ = choices[splitmix64(rng_) % (sizeof(choices) / sizeof(choices[0]))];
     error = nullptr;
     failure.clear();
-    for (auto& e : entries_) { e = rendezvous{}; }
-    for (auto& g : forming_) { g = forming_group{}; }
+    entries_used_ = entries_open_ = 0;
+    forming_used_ = 0;
+    ready_ = spinning_ = blocked_ = 0;
     for (unsigned l = 0; l < max_lanes; ++l) {
       lane& x = lanes_[l];
       x.state = lane_state::done;
@@ -201,12 +258,10 @@ class cpu_warp {
       x.site = call_site{};
       if (l >= count) { continue; }
       if (x.stack == nullptr) { allocate_stack(x); }
-      if (::getcontext(&x.context) != 0) { throw_failure("getcontext failed"); }
-      x.context.uc_stack.ss_sp = x.stack + page_;
-      x.context.uc_stack.ss_size = lane_stack_bytes;
-      x.context.uc_link = &scheduler_;
-      ::makecontext(&x.context, &cpu_warp::lane_entry, 0);
-      x.state = lane_state::ready;
+      if (!fiber_make(x.context, x.stack + page_, lane_stack_bytes, &cpu_warp::lane_entry)) {
+        throw_failure("cannot make a lane context");
+      }
+      set_state(l, lane_state::ready);
     }
     schedule();
   }
@@ -216,21 +271,21 @@ class cpu_warp {
   std::uint32_t active_mask(call_site site) noexcept
   {
     lane& me = lanes_[current];
-    me.spinning = false;
     me.site = site;
     me.kind = op::none;
     forming_group* group = nullptr;
-    for (auto& g : forming_) {
-      if (g.lanes != 0 && same_site(g.site, site)) { group = &g; break; }
+    for (std::uint32_t rest = forming_used_; rest != 0; rest &= rest - 1u) {
+      if (same_site(forming_[lowest(rest)].site, site)) { group = &forming_[lowest(rest)]; break; }
     }
     if (group == nullptr) {
-      for (auto& g : forming_) {
-        if (g.lanes == 0) { group = &g; break; }
-      }
+      const unsigned g = lowest(~forming_used_);  // at most 32 groups: one per waiting lane
+      forming_used_ |= 1u << g;
+      group = &forming_[g];
       group->site = site;
+      group->lanes = 0;
     }
     group->lanes |= 1u << current;
-    me.state = lane_state::forming;
+    set_state(current, lane_state::forming);
     yield();
     return me.mask;
   }
@@ -240,7 +295,6 @@ class cpu_warp {
     const unsigned self = current;
     const std::uint32_t bit = 1u << self;
     lane& me = lanes_[self];
-    me.spinning = false;
     me.site = site;
     me.kind = kind;
     me.mask = mask;
@@ -248,18 +302,18 @@ class cpu_warp {
       fail(describe_lane(self) + " calls " + op_name(kind) + " with mask " + hex(mask) + ", which lacks the caller");
     }
     int found = -1;
-    for (int i = 0; i < static_cast<int>(max_lanes); ++i) {
-      const rendezvous& e = entries_[i];
-      if (e.used && !e.complete && e.mask == mask) { found = i; break; }
+    for (std::uint32_t rest = entries_open_; rest != 0; rest &= rest - 1u) {
+      if (entries_[lowest(rest)].mask == mask) { found = static_cast<int>(lowest(rest)); break; }
     }
     if (found < 0) {
-      for (int i = 0; i < static_cast<int>(max_lanes); ++i) {
-        if (!entries_[i].used) { found = i; break; }
-      }
-      entries_[found] = rendezvous{};
-      entries_[found].used = true;
-      entries_[found].mask = mask;
-      entries_[found].kind = kind;
+      found = static_cast<int>(lowest(~entries_used_));  // at most 32: each has a lane still in it
+      entries_used_ |= 1u << found;
+      entries_open_ |= 1u << found;
+      rendezvous& fresh = entries_[found];
+      fresh.complete = false;
+      fresh.mask = mask;
+      fresh.kind = kind;
+      fresh.arrived = fresh.departed = 0;
     }
     rendezvous& e = entries_[found];
     if (e.kind != kind) {
@@ -274,9 +328,10 @@ class cpu_warp {
     me.entry = found;
     if (e.arrived == mask) {
       e.complete = true;
-      for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1u) { lanes_[lowest(rest)].state = lane_state::ready; }
+      entries_open_ &= ~(1u << found);
+      for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1u) { set_state(lowest(rest), lane_state::ready); }
     } else {
-      me.state = lane_state::blocked;
+      set_state(self, lane_state::blocked);
     }
     yield();
     std::uint64_t result = 0;
@@ -316,7 +371,7 @@ class cpu_warp {
       default: break;
     }
     e.departed |= bit;
-    if (e.departed == mask) { e.used = false; }
+    if (e.departed == mask) { entries_used_ &= ~(1u << found); }
     me.entry = -1;
     me.kind = op::none;
     return result;
@@ -327,6 +382,7 @@ class cpu_warp {
   void pause() noexcept
   {
     lanes_[current].spinning = true;
+    spinning_ |= 1u << current;
     yield();
   }
 
@@ -334,13 +390,29 @@ class cpu_warp {
   lane lanes_[max_lanes];
   rendezvous entries_[max_lanes];
   forming_group forming_[max_lanes];
-  ucontext_t scheduler_{};
+  std::uint32_t entries_used_ = 0;  ///< rendezvous with a lane still in them
+  std::uint32_t entries_open_ = 0;  ///< ... and still waiting for lanes
+  std::uint32_t forming_used_ = 0;  ///< forming groups
+  std::uint32_t ready_ = 0, spinning_ = 0, blocked_ = 0;  ///< lanes by state (spinning: ready ones)
+  fiber_context scheduler_{};
   std::uint64_t rng_ = 0;
   unsigned close_one_in_ = 0;
   std::size_t page_ = 4096;
   std::string seed_note_;
 
   static unsigned lowest(std::uint32_t x) noexcept { return static_cast<unsigned>(__builtin_ctz(x)); }
+
+  void set_state(unsigned l, lane_state s) noexcept
+  {
+    const std::uint32_t bit = 1u << l;
+    lanes_[l].state = s;
+    ready_ &= ~bit;
+    blocked_ &= ~bit;
+    spinning_ &= ~bit;
+    lanes_[l].spinning = false;
+    if (s == lane_state::ready) { ready_ |= bit; }
+    if (s == lane_state::blocked) { blocked_ |= bit; }
+  }
 
   static std::string hex(std::uint32_t x)
   {
@@ -402,13 +474,13 @@ class cpu_warp {
   void fail(const std::string& what) noexcept
   {
     if (failure.empty()) { failure = header() + what + state_report(); }
-    ::swapcontext(&lanes_[current].context, &scheduler_);
+    fiber_switch(&lanes_[current].context, &scheduler_);
     std::abort();  // unreachable: a failed warp's lanes are never resumed
   }
 
-  void yield() noexcept { ::swapcontext(&lanes_[current].context, &scheduler_); }
+  void yield() noexcept { fiber_switch(&lanes_[current].context, &scheduler_); }
 
-  static void lane_entry();
+  [[noreturn]] static void lane_entry();
 
   std::uint64_t next_random() noexcept { return splitmix64(rng_); }
 
@@ -439,9 +511,9 @@ inline void cpu_warp::lane_entry()
   } catch (...) {
     if (!w.error) { w.error = std::current_exception(); }
   }
-  w.lanes_[self].state = lane_state::done;
-  w.lanes_[self].spinning = false;
-  // Back to the scheduler through uc_link.
+  w.set_state(self, lane_state::done);
+  fiber_switch(&w.lanes_[self].context, &w.scheduler_);  // never resumed
+  std::abort();
 }
 
 inline void cpu_warp::schedule()
@@ -450,19 +522,7 @@ inline void cpu_warp::schedule()
   std::uint32_t spin_steps = 0;
   clock::time_point spin_since{};
   for (;;) {
-    std::uint32_t ready = 0, spinning = 0, blocked = 0, forming = 0;
-    for (unsigned l = 0; l < count; ++l) {
-      const lane& x = lanes_[l];
-      if (x.state == lane_state::ready) {
-        ready |= 1u << l;
-        if (x.spinning) { spinning |= 1u << l; }
-      } else if (x.state == lane_state::blocked) {
-        blocked |= 1u << l;
-      }
-    }
-    for (unsigned g = 0; g < max_lanes; ++g) {
-      if (forming_[g].lanes != 0) { forming |= 1u << g; }
-    }
+    const std::uint32_t ready = ready_, spinning = spinning_, blocked = blocked_, forming = forming_used_;
     if (ready == 0 && forming == 0) {
       if (blocked != 0 && failure.empty() && !error) {
         failure = header() + "deadlock: every unfinished lane waits in a collective for a lane that will not arrive" +
@@ -472,13 +532,13 @@ inline void cpu_warp::schedule()
     }
     // Close a forming group: always when no other lane can still arrive, else at random.
     if (forming != 0 && ((ready & ~spinning) == 0 || (close_one_in_ != 0 && next_random() % close_one_in_ == 0))) {
-      forming_group& g = forming_[pick(forming)];
-      for (std::uint32_t rest = g.lanes; rest != 0; rest &= rest - 1u) {
-        lane& x = lanes_[lowest(rest)];
-        x.mask = g.lanes;
-        x.state = lane_state::ready;
+      const unsigned g = pick(forming);
+      forming_used_ &= ~(1u << g);
+      const std::uint32_t lanes = forming_[g].lanes;
+      for (std::uint32_t rest = lanes; rest != 0; rest &= rest - 1u) {
+        lanes_[lowest(rest)].mask = lanes;
+        set_state(lowest(rest), lane_state::ready);
       }
-      g.lanes = 0;
       continue;
     }
     if (ready == spinning) {
@@ -500,7 +560,7 @@ inline void cpu_warp::schedule()
       spin_since = clock::time_point{};
     }
     current = pick(ready);
-    ::swapcontext(&scheduler_, &lanes_[current].context);
+    fiber_switch(&scheduler_, &lanes_[current].context);
     if (!failure.empty()) { return; }
   }
 }
