@@ -27,7 +27,10 @@
 //     warp, each lane's state, mask and call site, and the seed that repeats the schedule.
 //
 // Lanes of one warp interleave only at warp primitives and pause_briefly() (cooperative fibers);
-// lanes of different warps run truly concurrently. Outside a warp (a plain thread, or
+// lanes of different warps run truly concurrently. A lane that waits for another lane of its warp
+// must do so through those (a spin loop without pause_briefly() would never let it run). The lanes
+// of a warp share the thread's thread_local variables, and each has a 256 KiB stack (a guard page
+// below it turns an overflow into a fault). Outside a warp (a plain thread, or
 // launch_options::cpu_lanes == 1) detail/warp.hpp behaves as one-lane warps (lane 0, mask 1).
 //
 // Not annotated for AddressSanitizer or ThreadSanitizer fibers: sanitizer builds should use
