@@ -9,9 +9,23 @@
 //         nvcc's --extended-lambda). Threads past `workers` return at once, so the last warp may
 //         call `f` with only a subset of its lanes. Launch and execution errors are thrown as
 //         devalloc::cuda_error.
-//   CPU:  `threads` std::threads (default: 2 x hardware threads, at least 4, at most `workers`);
-//         thread t runs the indices t, t + threads, ... Each thread gets its own stable
-//         "multiprocessor id". The first exception a worker throws is rethrown here.
+//   CPU:  workers form warps of `cpu_lanes` consecutive indices (default 32; see below), run by
+//         the warp emulator of detail/cpu_warp.hpp: `cpu_threads` std::threads (default: 2 x
+//         hardware threads, at least 4, at most the number of warps) each run one warp at a time,
+//         its lanes as fibers scheduled in a random (seeded) order and converging in random
+//         subsets at the warp primitives; every lane of warp k finishes before its thread takes
+//         another warp. Lanes past `workers` in the last warp do not call `f`. detail::warp_id()
+//         is the warp's index, detail::sm_id() its index modulo 64.
+//         cpu_lanes == 1 is the fast one-lane mode: `cpu_threads` threads (at most `workers`),
+//         thread t runs the indices t, t + threads, ... as one-lane warps, each thread with its
+//         own stable "multiprocessor id".
+//         The first exception a worker throws is rethrown here (the other lanes of its warp go
+//         on until they finish or wait for it). A warp stopped by the emulator (deadlock, misuse
+//         of a warp primitive) makes launch throw devalloc::error naming the warp, each lane's
+//         state, mask and call site, and the seed; it is also printed to stderr at once.
+//         Defaults from the environment: DEVALLOC_CPU_LANES (1..32) when cpu_lanes is 0, and
+//         DEVALLOC_CPU_SEED (the process' base seed; launch n of a process uses base + n) when
+//         seed is 0, else a random base seed.
 #pragma once
 
 #include <cstddef>
@@ -21,11 +35,14 @@
 
 #if DEVALLOC_BACKEND_CPU
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "detail/cpu_warp.hpp"
 #include "detail/warp.hpp"
 #endif
 
@@ -34,8 +51,13 @@ DEVALLOC_NAMESPACE_BEGIN
 struct launch_options {
   /// CUDA: threads per block. CPU: ignored.
   unsigned block_size = 256;
-  /// CPU: number of std::threads (0 = default). CUDA: ignored.
+  /// CPU: number of std::threads (0 = default); each runs one warp at a time. CUDA: ignored.
   unsigned cpu_threads = 0;
+  /// CPU: lanes per warp, 1..32 (0 = DEVALLOC_CPU_LANES, else 32); 1 = one-lane mode (no warp
+  /// emulator: fastest, but no warp-level path runs). CUDA: ignored (warps have 32 lanes).
+  unsigned cpu_lanes = 0;
+  /// CPU: seed of the lane schedules (0 = from DEVALLOC_CPU_SEED, else random). CUDA: ignored.
+  std::uint64_t seed = 0;
 };
 
 #if DEVALLOC_BACKEND_CUDA
@@ -67,6 +89,17 @@ void launch(std::size_t workers, F f, launch_options options = {})
 #else
   std::size_t threads = options.cpu_threads;
   if (threads == 0) { threads = std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency()); }
+  unsigned lanes = options.cpu_lanes;
+  if (lanes == 0) { lanes = static_cast<unsigned>(detail::cpu::env_number("DEVALLOC_CPU_LANES", 32)); }
+  if (lanes == 0 || lanes > detail::warp_size) {
+    detail::throw_error("launch: cpu_lanes (or DEVALLOC_CPU_LANES) must be in 1..32, got " + std::to_string(lanes));
+  }
+  if (lanes > 1) {
+    detail::cpu::run_warps(
+      workers, lanes, threads, options.seed, [](void* callable, std::size_t i) { (*static_cast<F*>(callable))(i); }, &f,
+      detail::cpu_sm_count);
+    return;
+  }
   threads = std::min(threads, workers);
   std::exception_ptr first_error;
   std::mutex error_mutex;

@@ -7,6 +7,8 @@
 
 #include <devalloc/global.hpp>
 
+#include "../support/cpu_seed.hpp"
+
 DEVALLOC_SET_ALLOCATOR_TYPE(devalloc::presets::bump)
 DEVALLOC_OVERWRITE_MALLOC();
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -52,8 +53,8 @@ struct PaperBlocksConfig : creation::ScatterConfig {  // the paper's and thesis'
 struct PaperHashConfig : creation::ScatterConfig {
   static constexpr bool hash_warp_term = false;
 };
-/// The search's other paths: every group on the class sequence (a CPU worker is a group of one
-/// lane, which the default sends to eq. (3)'s page for classes of >= 16 chunks), overflow walking
+/// The search's other paths: every group on the class sequence (the default sends groups of fewer
+/// than 12 lanes, e.g. one-lane warps, to eq. (3)'s page for classes of >= 16 chunks), overflow walking
 /// on from the sequence page + mp k_mp after 16 sequence pages, and pass 0's scan of page states.
 struct SequenceScanConfig : creation::ScatterConfig {
   static constexpr std::uint32_t sequence_min_lanes = 1;
@@ -859,7 +860,8 @@ TEST(ScatterProtocol, FullSuperBlocksMoveTheActivePointerAndEverythingIsReused)
   f.free_all();
 }
 
-/// Host check of XMallocSIMD's partition of a warp's requests (the device path runs only on a GPU).
+/// Host check of XMallocSIMD's partition of a warp's requests (the device path runs in the tests
+/// below, on the GPU and on the CPU backend's 32-lane warps).
 struct lane_sizes {
   const std::uint32_t* sizes;
   DEVALLOC_HOST_DEVICE std::uint32_t operator()(unsigned lane) const { return sizes[lane]; }
@@ -951,6 +953,15 @@ TEST(ScatterXMallocSIMD, AWarpsRequestsShareChunksThatReturnWhenAllMembersFree)
       combined_warps += contiguous;
     }
     EXPECT_GT(combined_warps, 48u) << "XMallocSIMD did not combine the requests of whole warps";
+  } else if (const char* lanes = std::getenv("DEVALLOC_CPU_LANES"); lanes == nullptr || std::atoi(lanes) != 1) {
+    // The CPU emulator's lanes arrive in random subsets (whole warps in some warps, one lane at a
+    // time in others): most lanes, not all, get a slice of a combined chunk (on a page of chunks
+    // larger than their 64 bytes).
+    const auto c = creation_of(allocator);
+    std::size_t combined = 0;
+    for (std::uintptr_t p : ps) { combined += c.page_host(c.page_of(reinterpret_cast<void*>(p))).chunk > 64u; }
+    EXPECT_GT(combined, ps.size() / 4) << "XMallocSIMD combined too few requests";
+    EXPECT_LT(combined, ps.size()) << "every lane arrived with others: the emulator formed no small groups";
   }
   // Wherever requests were combined, the chunk's header is XMallocSIMD's and counts its slices.
   const std::vector<std::uintptr_t> starts = chunk_starts(allocator, ps);

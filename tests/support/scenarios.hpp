@@ -17,6 +17,8 @@
 #include <devalloc/detail/warp.hpp>
 #include <devalloc/devalloc.hpp>
 
+#include "cpu_seed.hpp"
+
 namespace devalloc::testing {
 
 /// Sizes that keep the suite quick on either backend while still filling whole heaps.

@@ -1162,7 +1162,7 @@ DEVALLOC_UNROLL
   }
 
   /// Pass 0 for one page, for the lanes of the warp that arrive at this page together with the
-  /// same size (match_any; any subset of a warp, each lane alone on the CPU backend): the lowest
+  /// same size (match_any; any subset of a warp, on either backend): the lowest
   /// lane acts for all k of them with one atomic — it opens a free page keeping min(k, chunks)
   /// reservations, or reserves k on a page of a fitting chunk size with one fetch_add(k) and gives
   /// back what the page had no room for — then each lane with a reservation takes its spot (bit)

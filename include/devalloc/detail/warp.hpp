@@ -1,14 +1,27 @@
 // devalloc/detail/warp.hpp
 //
-// Warp-level primitives shared by all policies. On the CUDA backend these wrap the *_sync
-// intrinsics and always take the mask of the lanes that actually arrived (independent thread
-// scheduling: any subset of a warp may be here, and nothing assumes lock-step lanes). On the CPU
-// backend a warp is one worker: lane 0, mask 1, and the "multiprocessor id" is a stable hash of the
-// worker thread (set by devalloc::launch, or derived from std::thread::id otherwise).
+// Warp-level primitives shared by all policies. They always take the mask of the lanes that
+// actually arrived (independent thread scheduling: any subset of a warp may be here, and nothing
+// assumes lock-step lanes).
+//
+//   CUDA: the *_sync intrinsics.
+//   CPU:  inside devalloc::launch (launch_options::cpu_lanes > 1, the default) a warp is 32 lanes
+//         run by the warp emulator of detail/cpu_warp.hpp: active_mask() groups the lanes that
+//         arrive at one call site in random subsets, and every collective is a rendezvous of the
+//         lanes of its mask, so the same warp-level code runs as on the GPU. Outside such a launch
+//         (a plain std::thread, or cpu_lanes == 1) a warp is one worker: lane 0, mask 1, and the
+//         "multiprocessor id" is a stable hash of the thread (set by devalloc::launch, or derived
+//         from std::thread::id otherwise).
+//
+// The CPU backend's primitives take a trailing call_site argument (defaulted to the caller's
+// file:line) that callers never pass: the emulator groups active_mask() callers by it and names it
+// in its reports.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
+#include "cpu_warp.hpp"
 #include "platform.hpp"
 
 #if DEVALLOC_BACKEND_CPU
@@ -19,14 +32,12 @@
 DEVALLOC_NAMESPACE_BEGIN
 namespace detail {
 
-#if DEVALLOC_BACKEND_CUDA
+/// Lanes per warp (CPU backend: the emulator's warps; in one-lane mode only lane 0 runs).
 inline constexpr unsigned warp_size = 32;
-#else
-inline constexpr unsigned warp_size = 1;
-#endif
 
 #if DEVALLOC_BACKEND_CPU
-/// Per-thread stand-in for the multiprocessor id on the CPU backend. 0 means "not set yet".
+/// Per-thread stand-in for the multiprocessor id on the CPU backend outside the warp emulator.
+/// 0 means "not set yet".
 inline thread_local std::uint32_t cpu_sm_id = 0;
 
 /// Number of distinct "multiprocessors" the CPU backend reports.
@@ -41,38 +52,57 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned lane_id() noexcept
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
   return lane;
 #else
-  return 0;
+  return cpu::current_warp != nullptr ? cpu::current_warp->current : 0u;
 #endif
 }
 
-/// Mask of the lanes of this warp that execute this call together (converged at this point).
-DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t active_mask() noexcept
+/// Mask of the lanes of this warp that execute this call together (converged at this point;
+/// always includes the caller). CPU emulator: the lanes that arrive at this call site together.
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t active_mask(call_site site = call_site::current()) noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
+  (void)site;
   return __activemask();
 #else
-  return 1u;
+  return cpu::current_warp != nullptr ? cpu::current_warp->active_mask(site) : 1u;
 #endif
 }
 
 /// Bit per lane of `mask` whose `predicate` is true. All lanes of `mask` must call it.
-DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t ballot(std::uint32_t mask, bool predicate) noexcept
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t ballot(std::uint32_t mask, bool predicate,
+                                                         call_site site = call_site::current()) noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
+  (void)site;
   return __ballot_sync(mask, predicate);
 #else
+  if (cpu::current_warp != nullptr) {
+    return static_cast<std::uint32_t>(cpu::current_warp->collective(cpu::op::ballot, mask, predicate ? 1u : 0u, 0, site));
+  }
   (void)mask;
   return predicate ? 1u : 0u;
 #endif
 }
 
-/// Value of `value` held by lane `src` of `mask`. All lanes of `mask` must call it.
+/// Value of `value` held by lane `src` of `mask` (which must be a lane of `mask`). All lanes of
+/// `mask` must call it; each may name its own `src`. T: trivially copyable, at most 8 bytes.
 template <class T>
-DEVALLOC_DEVICE DEVALLOC_FORCEINLINE T shuffle(std::uint32_t mask, T value, unsigned src) noexcept
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE T shuffle(std::uint32_t mask, T value, unsigned src,
+                                               call_site site = call_site::current()) noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
+  (void)site;
   return __shfl_sync(mask, value, static_cast<int>(src));
 #else
+  static_assert(sizeof(T) <= 8, "detail::shuffle: types of at most 8 bytes (as __shfl_sync)");
+  if (cpu::current_warp != nullptr) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    bits = cpu::current_warp->collective(cpu::op::shuffle, mask, bits, src, site);
+    T result;
+    std::memcpy(&result, &bits, sizeof(T));
+    return result;
+  }
   (void)mask;
   (void)src;
   return value;
@@ -113,6 +143,7 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t sm_id() noexcept
   asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
   return id;
 #else
+  if (cpu::current_warp != nullptr) { return cpu::current_warp->sm; }
   if (cpu_sm_id == 0) {
     cpu_sm_id = 1u + static_cast<std::uint32_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()) % cpu_sm_count);
   }
@@ -120,7 +151,8 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t sm_id() noexcept
 #endif
 }
 
-/// Global index of the calling warp, for hashing (CUDA: from the grid; CPU: the worker thread).
+/// Global index of the calling warp, for hashing (CUDA: from the grid; CPU: the emulated warp's
+/// index in its launch, or the worker thread's sm_id() outside the emulator).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t warp_id() noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
@@ -129,6 +161,7 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t warp_id() noexcept
   const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
   return block * ((block_threads + warp_size - 1) / warp_size) + tid / warp_size;
 #else
+  if (cpu::current_warp != nullptr) { return cpu::current_warp->index; }
   return sm_id();
 #endif
 }
@@ -146,18 +179,22 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned leader_lane(std::uint32_t mask) no
 /// Rank of the calling lane among the lanes of `mask` (0 for the leader).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned rank_in(std::uint32_t mask) noexcept { return popcount(lanes_below(mask)); }
 
-/// Barrier of the lanes of `mask` that also orders their memory accesses (CUDA: __syncwarp).
-DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void sync_lanes(std::uint32_t mask) noexcept
+/// Barrier of the lanes of `mask` that also orders their memory accesses (CUDA: __syncwarp;
+/// CPU emulator: a rendezvous of the lanes of `mask`, which run on one thread).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void sync_lanes(std::uint32_t mask, call_site site = call_site::current()) noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
+  (void)site;
   __syncwarp(mask);
 #else
+  if (cpu::current_warp != nullptr) { (void)cpu::current_warp->collective(cpu::op::sync, mask, 0, 0, site); }
   (void)mask;
 #endif
 }
 
 /// A short pause between re-reads of a word another worker is about to change (bounded waits
-/// only; CUDA: __nanosleep, sm_70+; CPU: yield, so that a descheduled worker can finish).
+/// only; CUDA: __nanosleep, sm_70+; CPU: yield to another lane of the warp, or to another thread,
+/// so that a descheduled worker can finish).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_briefly() noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
@@ -165,16 +202,25 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_briefly() noexcept
   __nanosleep(32);
 #endif
 #else
-  std::this_thread::yield();
+  if (cpu::current_warp != nullptr) {
+    cpu::current_warp->pause();
+  } else {
+    std::this_thread::yield();
+  }
 #endif
 }
 
 /// Lanes of `mask` whose `value` equals the caller's (CUDA: __match_any_sync, sm_70+).
-DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t match_any(std::uint32_t mask, unsigned long long value) noexcept
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t match_any(std::uint32_t mask, unsigned long long value,
+                                                            call_site site = call_site::current()) noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
+  (void)site;
   return __match_any_sync(mask, value);
 #else
+  if (cpu::current_warp != nullptr) {
+    return static_cast<std::uint32_t>(cpu::current_warp->collective(cpu::op::match_any, mask, value, 0, site));
+  }
   (void)value;
   return mask;
 #endif
@@ -186,7 +232,6 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t match_any(std::uint32_t mask,
 template <class T>
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE T group_sum(std::uint32_t mask, T value, T& below) noexcept
 {
-#if DEVALLOC_BACKEND_CUDA
   T total = 0;
   T prefix = 0;
   const unsigned me = lane_id();
@@ -198,11 +243,6 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE T group_sum(std::uint32_t mask, T value, T&
   }
   below = prefix;
   return total;
-#else
-  (void)mask;
-  below = 0;
-  return value;
-#endif
 }
 
 /// Sum of `value` over the lanes of `mask` (CUDA sm_80+: __reduce_add_sync).
@@ -211,6 +251,11 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_reduce_add(std::uint32_
 #if DEVALLOC_BACKEND_CUDA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   return __reduce_add_sync(mask, value);
 #else
+#if DEVALLOC_BACKEND_CPU
+  if (cpu::current_warp != nullptr) {  // one rendezvous, as __reduce_add_sync
+    return static_cast<std::uint32_t>(cpu::current_warp->collective(cpu::op::reduce_add, mask, value, 0, call_site::current()));
+  }
+#endif
   std::uint32_t below = 0;
   return group_sum(mask, value, below);
 #endif
@@ -231,6 +276,9 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_min(std::uint32_t mask,
   return result;
 #endif
 #else
+  if (cpu::current_warp != nullptr) {  // one rendezvous, as __reduce_min_sync
+    return static_cast<std::uint32_t>(cpu::current_warp->collective(cpu::op::reduce_min, mask, value, 0, call_site::current()));
+  }
   (void)mask;
   return value;
 #endif

@@ -42,7 +42,9 @@
 // Independent thread scheduling: every warp operation uses *_sync with the exact mask of the lanes
 // that arrived; there is no spin lock and no wait on another lane except the shuffle in
 // distribute(), which waits only for the leader, whose allocation never waits for any lane.
-// CPU backend: a warp is one lane, so every request is allocated alone (this is Noop there).
+// CPU backend: the same code runs on the warp emulator's 32-lane warps (detail/cpu_warp.hpp),
+// which group lanes in random subsets; in one-lane mode (launch_options::cpu_lanes == 1, or
+// outside devalloc::launch) every group has one lane and each request is allocated alone.
 //
 // Works with creation policies whose traits.supports_shared_chunks is true (creation::Scatter);
 // with Scatter the page sizes must match: devalloc::policy_check<Scatter<C1>, XMallocSIMD<C2>>
@@ -88,10 +90,10 @@ class XMallocSIMD {
   static constexpr std::uint32_t pagesize = Config::pagesize;
   /// Largest request that is combined with others.
   static constexpr std::uint32_t max_combined_request = pagesize / 32u;
-  /// The creation policy is asked for combined sizes, not for the lanes' own (CUDA backend): one
+  /// The creation policy is asked for combined sizes, not for the lanes' own (both backends): one
   /// allocation does not take exactly one getAvailableSlots(size) slot, and fill counts depend on
   /// which lanes arrive together. Tests that check slot accounting can skip it on this flag.
-  static constexpr bool combines_requests = DEVALLOC_BACKEND_CUDA != 0;
+  static constexpr bool combines_requests = true;
 
   static_assert(pagesize >= 256u && pagesize <= (1u << 30),
                 "XMallocSIMD: pagesize must be between 256 and 2^30 bytes (the Scatter page size it is combined with)");
@@ -232,7 +234,6 @@ class XMallocSIMD {
   DEVALLOC_DEVICE std::size_t collect(std::size_t bytes) noexcept
   {
     combined_ = false;
-#if DEVALLOC_BACKEND_CUDA
     const std::uint32_t arrived = detail::active_mask();
     const bool small = bytes != 0 && bytes <= max_combined_request;
     const std::uint32_t group = detail::ballot(arrived, small);
@@ -251,16 +252,12 @@ class XMallocSIMD {
     total_ = p.total;
     combined_ = true;
     return detail::lane_id() == leader_ ? p.total : 0u;
-#else
-    return bytes;
-#endif
   }
 
   /// Device. This lane's pointer, given what the creation policy returned for its collected request.
   DEVALLOC_DEVICE void* distribute(void* block) noexcept
   {
     if (!combined_) { return block; }
-#if DEVALLOC_BACKEND_CUDA
     if (detail::lane_id() == leader_ && block != nullptr) {
       // Thesis §4.3.3: the chunk's header counts its members (deallocate() decrements it).
       write_header(block, detail::popcount(group_), total_);
@@ -269,9 +266,6 @@ class XMallocSIMD {
     detail::sync_lanes(group_);
     const auto base = detail::shuffle(group_, reinterpret_cast<unsigned long long>(block), leader_);
     return base == 0 ? nullptr : reinterpret_cast<char*>(base) + offset_;
-#else
-    return block;
-#endif
   }
 
   /// Host. "XMallocSIMD<pagesize=...>".

@@ -1,0 +1,370 @@
+// tests/warp/warp_tests.cpp
+//
+// The CPU backend's warp emulator (detail/cpu_warp.hpp) under devalloc::launch: every primitive of
+// detail/warp.hpp checked against a serial reference over the random lane subsets the emulator
+// forms, over many seeds; divergent branches running different collectives at once; ids of lanes,
+// warps and multiprocessors; repeatable schedules; and the reports of misuse (deadlock, a mask
+// without the caller, mixed collectives, a shuffle from outside the mask). CPU backend only: on a
+// GPU the primitives are the hardware's *_sync intrinsics.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <devalloc/detail/warp.hpp>
+#include <devalloc/error.hpp>
+#include <devalloc/launch.hpp>
+
+#if !DEVALLOC_BACKEND_CPU
+#error "tests/warp is a CPU-backend test (the warp emulator); build it with a host compiler"
+#endif
+
+namespace devalloc::testing {
+namespace {
+
+using detail::warp_size;
+
+std::uint32_t mix(std::uint64_t x)
+{
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  x *= 0x94D049BB133111EBull;
+  return static_cast<std::uint32_t>(x ^ (x >> 32));
+}
+
+launch_options lanes32(std::uint64_t seed, unsigned threads = 2)
+{
+  launch_options o;
+  o.cpu_lanes = 32;
+  o.cpu_threads = threads;
+  o.seed = seed;
+  return o;
+}
+
+/// What one lane saw in one round of the primitive checks.
+struct record {
+  bool present = false;
+  unsigned lane = 0;
+  std::uint32_t ticket = 0;  ///< worker * rounds + round: names this record
+  std::uint32_t mask = 0;
+  std::uint32_t group = 0;  ///< the leader's ticket (shuffle): names the group
+  std::uint32_t value = 0;
+  std::uint32_t ballot = 0, match = 0, next_value = 0, min = 0, reduce = 0;
+  std::uint32_t sum = 0, below = 0;
+  // Divergent part: odd and even lanes regroup at their own sites and run different collectives.
+  std::uint32_t branch_mask = 0, branch_group = 0, branch_result = 0;
+};
+
+constexpr unsigned rounds = 3;
+
+/// Runs the primitives on every lane; records[i * rounds + r] is worker i's round r.
+std::vector<record> run_primitives(std::size_t workers, std::uint64_t seed)
+{
+  std::vector<record> records(workers * rounds);
+  launch(
+    workers,
+    [&](std::size_t i) {
+      // Lanes leave the loop at different rounds, and a group may mix lanes of different rounds
+      // (the same call site); the last lanes of a group may find the previous rendezvous of the
+      // same mask still being read.
+      const unsigned my_rounds = 1 + mix(i * 7 + seed) % rounds;
+      for (unsigned r = 0; r < my_rounds; ++r) {
+        record& out = records[i * rounds + r];
+        out.present = true;
+        out.lane = detail::lane_id();
+        out.ticket = static_cast<std::uint32_t>(i * rounds + r);
+        const std::uint32_t mask = detail::active_mask();
+        const std::uint32_t v = mix(seed * 1000003u + i * 31u + r);
+        out.mask = mask;
+        out.value = v;
+        out.ballot = detail::ballot(mask, (v & 1u) != 0);
+        out.match = detail::match_any(mask, v % 3u);
+        out.group = detail::shuffle(mask, out.ticket, detail::leader_lane(mask));
+        // Each lane reads a different lane: the next lane of the group, cyclically.
+        const std::uint32_t above = mask & ~((2u << out.lane) - 1u);
+        const unsigned next = above != 0 ? detail::lowest_bit(above) : detail::lowest_bit(mask);
+        out.next_value = detail::shuffle(mask, v, next);
+        out.min = detail::group_min(mask, v);
+        out.reduce = detail::group_reduce_add(mask, v % 1000u);
+        std::uint32_t below = 0;
+        out.sum = detail::group_sum(mask, v % 1000u, below);
+        out.below = below;
+        detail::sync_lanes(mask);
+        if (out.lane % 2 == 1) {  // odd lanes: their own group and a ballot
+          const std::uint32_t m = detail::active_mask();
+          out.branch_mask = m;
+          out.branch_group = detail::shuffle(m, out.ticket, detail::leader_lane(m));
+          out.branch_result = detail::ballot(m, (v & 2u) != 0);
+        } else {  // even lanes: another group and a match_any, at the same time
+          const std::uint32_t m = detail::active_mask();
+          out.branch_mask = m;
+          out.branch_group = detail::shuffle(m, out.ticket, detail::leader_lane(m));
+          out.branch_result = detail::match_any(m, v % 2u);
+        }
+      }
+    },
+    lanes32(seed));
+  return records;
+}
+
+/// The records of each group: group name -> records.
+using groups = std::map<std::uint32_t, std::vector<const record*>>;
+
+/// Checks that the records named `name` are exactly the lanes of their mask, one each, all with the
+/// same mask, led by the record named `name`; returns the record of each lane.
+std::map<unsigned, const record*> members(const std::vector<const record*>& group, std::uint32_t record::*mask,
+                                          const std::vector<record>& all, std::uint32_t name)
+{
+  std::map<unsigned, const record*> by_lane;
+  const std::uint32_t m = group.front()->*mask;
+  for (const record* r : group) {
+    EXPECT_EQ(r->*mask, m) << "lanes of one group got different masks";
+    EXPECT_NE(m & (1u << r->lane), 0u) << "active_mask() lacks the caller";
+    EXPECT_TRUE(by_lane.emplace(r->lane, r).second) << "two records of lane " << r->lane << " in one group";
+  }
+  EXPECT_EQ(by_lane.size(), detail::popcount(m)) << "the group's mask names lanes that are not in it";
+  EXPECT_EQ(all[name].lane, detail::lowest_bit(m)) << "the group was not led by its lowest lane";
+  return by_lane;
+}
+
+/// Checks every group of one launch against a serial reference; counts group sizes.
+void check(const std::vector<record>& all, std::map<unsigned, unsigned>& sizes)
+{
+  groups main, branch;
+  for (const record& r : all) {
+    if (!r.present) { continue; }
+    main[r.group].push_back(&r);
+    branch[r.branch_group].push_back(&r);
+  }
+  for (const auto& [name, group] : main) {
+    const auto lanes = members(group, &record::mask, all, name);
+    if (::testing::Test::HasFailure()) { return; }
+    ++sizes[static_cast<unsigned>(lanes.size())];
+    const std::uint32_t m = group.front()->mask;
+    for (const auto& [lane, r] : lanes) {
+      std::uint32_t ballot = 0, match = 0, sum = 0, below = 0, min = ~0u;
+      for (const auto& [l, o] : lanes) {
+        ballot |= (o->value & 1u) << l;
+        if (o->value % 3u == r->value % 3u) { match |= 1u << l; }
+        sum += o->value % 1000u;
+        if (l < lane) { below += o->value % 1000u; }
+        min = std::min(min, o->value);
+      }
+      const std::uint32_t above = m & ~((2u << lane) - 1u);
+      EXPECT_EQ(r->ballot, ballot);
+      EXPECT_EQ(r->match, match);
+      EXPECT_EQ(r->next_value, lanes.at(above != 0 ? detail::lowest_bit(above) : detail::lowest_bit(m))->value);
+      EXPECT_EQ(r->min, min);
+      EXPECT_EQ(r->reduce, sum);
+      EXPECT_EQ(r->sum, sum);
+      EXPECT_EQ(r->below, below);
+    }
+  }
+  for (const auto& [name, group] : branch) {
+    const auto lanes = members(group, &record::branch_mask, all, name);
+    if (::testing::Test::HasFailure()) { return; }
+    const std::uint32_t parity = lanes.begin()->first % 2 == 1 ? 0xAAAAAAAAu : 0x55555555u;
+    EXPECT_EQ(group.front()->branch_mask & ~parity, 0u) << "a branch group mixes odd and even lanes";
+    for (const auto& [lane, r] : lanes) {
+      std::uint32_t expected = 0;
+      for (const auto& [l, o] : lanes) {
+        if (lane % 2 == 1) {
+          expected |= ((o->value >> 1) & 1u) << l;
+        } else if (o->value % 2u == r->value % 2u) {
+          expected |= 1u << l;
+        }
+      }
+      EXPECT_EQ(r->branch_result, expected) << (lane % 2 == 1 ? "ballot" : "match_any") << " in a branch";
+    }
+  }
+}
+
+TEST(CpuWarp, PrimitivesMatchASerialReferenceUnderRandomSubsets)
+{
+  constexpr std::size_t workers = 3 * 32 + 9;  // a partial last warp
+  std::map<unsigned, unsigned> group_sizes;     // lanes in a group -> groups of that size
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    check(run_primitives(workers, seed), group_sizes);
+    if (HasFailure()) { return; }
+  }
+  // Random subsets: lanes alone, whole warps, and sizes in between all occur.
+  EXPECT_GT(group_sizes[1], 0u);
+  EXPECT_GT(group_sizes[32], 0u);
+  unsigned between = 0;
+  for (unsigned k = 2; k < 32; ++k) { between += group_sizes[k] != 0; }
+  EXPECT_GE(between, 8u) << "group sizes are not spread";
+}
+
+TEST(CpuWarp, LaneWarpAndMultiprocessorIds)
+{
+  constexpr std::size_t workers = 70;  // lanes 6..31 of warp 2 do not exist
+  std::vector<unsigned> lane(workers), warp(workers), sm(workers), hits(workers);
+  launch(
+    workers,
+    [&](std::size_t i) {
+      lane[i] = detail::lane_id();
+      warp[i] = detail::warp_id();
+      sm[i] = detail::sm_id();
+      ++hits[i];
+      (void)detail::active_mask();
+    },
+    lanes32(7));
+  for (std::size_t i = 0; i < workers; ++i) {
+    EXPECT_EQ(hits[i], 1u);
+    EXPECT_EQ(lane[i], i % 32);
+    EXPECT_EQ(warp[i], i / 32);
+    EXPECT_EQ(sm[i], sm[i - i % 32]) << "lanes of one warp on different multiprocessors";
+  }
+}
+
+TEST(CpuWarp, ASeedRepeatsTheSchedule)
+{
+  // Without memory shared between lanes, a warp's schedule depends only on the seed.
+  const auto masks = [](std::uint64_t seed) {
+    std::vector<std::uint32_t> m(4 * 32 * 3);
+    launch(
+      4 * 32,
+      [&](std::size_t i) {
+        for (unsigned r = 0; r < 3; ++r) {
+          const std::uint32_t mask = detail::active_mask();
+          m[i * 3 + r] = mask ^ detail::ballot(mask, (i + r) % 3 == 0);
+        }
+      },
+      lanes32(seed, 4));
+    return m;
+  };
+  EXPECT_EQ(masks(12345), masks(12345));
+  bool differs = false;
+  for (std::uint64_t s = 2; s < 10 && !differs; ++s) { differs = masks(1) != masks(s); }
+  EXPECT_TRUE(differs) << "different seeds gave the same schedule";
+}
+
+TEST(CpuWarp, AGroupDoesNotWaitForASpinningLane)
+{
+  // Lane 0 waits (pause_briefly) for a flag that the other lanes set after active_mask(): their
+  // group must close although lane 0 never arrives at that site.
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    std::atomic<int> flag{0};
+    std::atomic<std::uint32_t> seen{0};
+    launch(
+      32,
+      [&](std::size_t i) {
+        if (i == 0) {
+          while (flag.load() == 0) { detail::pause_briefly(); }
+        } else {
+          seen.fetch_or(detail::active_mask());
+          flag.store(1);
+        }
+      },
+      lanes32(seed));
+    EXPECT_EQ(seen.load() & 1u, 0u);
+  }
+}
+
+TEST(CpuWarp, OneLaneModeAndPlainThreadsAreOneLaneWarps)
+{
+  std::vector<std::uint32_t> mask(64), lane(64);
+  launch_options o;
+  o.cpu_lanes = 1;
+  launch(64, [&](std::size_t i) {
+    mask[i] = detail::active_mask();
+    lane[i] = detail::lane_id();
+  }, o);
+  for (std::size_t i = 0; i < 64; ++i) {
+    EXPECT_EQ(mask[i], 1u);
+    EXPECT_EQ(lane[i], 0u);
+  }
+  std::uint32_t m = 0, b = 0;
+  std::thread([&] {
+    m = detail::active_mask();
+    b = detail::ballot(m, true);
+  }).join();
+  EXPECT_EQ(m, 1u);
+  EXPECT_EQ(b, 1u);
+}
+
+TEST(CpuWarp, EnvironmentSetsTheLaneCount)
+{
+  ASSERT_EQ(::setenv("DEVALLOC_CPU_LANES", "1", 1), 0);
+  std::vector<std::uint32_t> lane(64, 99);
+  launch(64, [&](std::size_t i) { lane[i] = detail::lane_id(); });
+  ::unsetenv("DEVALLOC_CPU_LANES");
+  EXPECT_EQ(std::count(lane.begin(), lane.end(), 0u), 64);
+  launch(64, [&](std::size_t i) { lane[i] = detail::lane_id(); });
+  EXPECT_EQ(lane[33], 1u);
+  launch_options bad;
+  bad.cpu_lanes = 33;
+  EXPECT_THROW(launch(1, [](std::size_t) {}, bad), devalloc::error);
+}
+
+/// launch's devalloc::error message for a worker function that misuses the primitives.
+template <class F>
+std::string report_of(F f)
+{
+  try {
+    launch(32, f, lanes32(99));  // one warp: the report names it
+  } catch (const devalloc::error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(CpuWarp, ADeadlockIsReported)
+{
+  // Lane 0 waits in a ballot for lane 1, which never calls it.
+  const std::string what = report_of([](std::size_t i) {
+    if (detail::lane_id() == 0) { (void)detail::ballot(0x3u, true); }
+    (void)i;
+  });
+  EXPECT_NE(what.find("deadlock"), std::string::npos) << what;
+  EXPECT_NE(what.find("lane 0 (worker 0): waits in ballot(mask 0x00000003) at"), std::string::npos) << what;
+  EXPECT_NE(what.find("warp_tests.cpp"), std::string::npos) << what;
+  EXPECT_NE(what.find("launch_options::seed=99"), std::string::npos) << what;
+}
+
+TEST(CpuWarp, MisusedPrimitivesAreReported)
+{
+  EXPECT_NE(report_of([](std::size_t) { (void)detail::ballot(0x1u << ((detail::lane_id() + 1) % 32), true); })
+              .find("which lacks the caller"),
+            std::string::npos);
+  EXPECT_NE(report_of([](std::size_t) {
+              const std::uint32_t m = detail::active_mask();
+              if (detail::lane_id() == detail::leader_lane(m)) {
+                (void)detail::ballot(m, true);
+              } else {
+                (void)detail::match_any(m, 1);
+              }
+            }).find("call different collectives"),
+            std::string::npos);
+  EXPECT_NE(report_of([](std::size_t) {
+              const std::uint32_t m = detail::active_mask();
+              (void)detail::shuffle(m, 1u, 31u - detail::lowest_bit(~m | 0x80000000u));
+            }).find("outside mask"),
+            std::string::npos);
+}
+
+TEST(CpuWarp, AWorkersExceptionWinsOverTheWaitItLeaves)
+{
+  // Worker 37 throws; the other lanes of its warp then wait for it in sync_lanes forever. The
+  // launch reports the exception, not a deadlock.
+  EXPECT_THROW(launch(
+                 64,
+                 [](std::size_t i) {
+                   if (i == 37) { throw std::runtime_error("worker 37"); }
+                   detail::sync_lanes(0xFFFFFFFFu);
+                 },
+                 lanes32(5)),
+               std::runtime_error);
+}
+
+}  // namespace
+}  // namespace devalloc::testing
