@@ -4,7 +4,8 @@
 // current backend and returns when all have finished. Tests, examples and the benchmark use it so
 // that one worker function runs unchanged on the GPU and on the CPU.
 //
-//   CUDA: one kernel launch of ceil(workers / block_size) blocks of `block_size` threads; `f` must
+//   CUDA: one kernel launch of ceil(workers / block_size) blocks of `block_size` threads on
+//         options.stream (default: CUDA's default stream), then a wait for that stream only; `f` must
 //         be a __device__ callable (a functor, or a lambda marked DEVALLOC_DEVICE, which needs
 //         nvcc's --extended-lambda). Threads past `workers` return at once, so the last warp may
 //         call `f` with only a subset of its lanes. Launch and execution errors are thrown as
@@ -29,9 +30,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "detail/platform.hpp"
 #include "error.hpp"
+#include "stream.hpp"
 
 #if DEVALLOC_BACKEND_CPU
 #include <algorithm>
@@ -58,6 +61,8 @@ struct launch_options {
   unsigned cpu_lanes = 0;
   /// CPU: seed of the lane schedules (0 = from DEVALLOC_CPU_SEED, else random). CUDA: ignored.
   std::uint64_t seed = 0;
+  /// CUDA: the stream the kernel runs on; launch waits for this stream only. CPU: ignored.
+  stream_ref stream{};
 };
 
 #if DEVALLOC_BACKEND_CUDA
@@ -83,9 +88,9 @@ void launch(std::size_t workers, F f, launch_options options = {})
   }
   const std::size_t blocks = (workers + options.block_size - 1) / options.block_size;
   if (blocks > 0x7fffffffull) { detail::throw_error("launch: too many workers for one grid"); }
-  detail::launch_kernel<<<static_cast<unsigned>(blocks), options.block_size>>>(workers, f);
+  detail::launch_kernel<<<static_cast<unsigned>(blocks), options.block_size, 0, options.stream.get()>>>(workers, f);
   DEVALLOC_CUDA_TRY(cudaGetLastError());
-  DEVALLOC_CUDA_TRY(cudaDeviceSynchronize());
+  DEVALLOC_CUDA_TRY(cudaStreamSynchronize(options.stream.get()));
 #else
   std::size_t threads = options.cpu_threads;
   if (threads == 0) { threads = std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency()); }

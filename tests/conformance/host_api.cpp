@@ -161,6 +161,21 @@ __global__ void spin_kernel(long long cycles)
   while (clock64() - start < cycles) {}
 }
 
+// One 64-byte allocation per worker, written, read back and freed; counts the intact ones.
+struct alloc_write_free {
+  presets::scatter::handle_type heap;
+  unsigned long long* good;
+  __device__ void operator()(std::size_t i) const
+  {
+    auto* p = static_cast<std::size_t*>(heap.alloc(64));
+    if (p == nullptr) { return; }
+    p[0] = i;
+    p[7] = ~i;
+    if (p[0] == i && p[7] == ~i) { atomicAdd(good, 1ull); }
+    heap.dealloc(p);
+  }
+};
+
 struct raw_stream {
   cudaStream_t value{};
   raw_stream() { DEVALLOC_CUDA_TRY(cudaStreamCreateWithFlags(&value, cudaStreamNonBlocking)); }
@@ -182,6 +197,11 @@ TEST(HostApi, HostOperationsSynchronizeTheirStreamOnly)
     EXPECT_EQ(heap.stats().failed_allocations, 0u);
     EXPECT_GT(heap.getAvailableSlots(64), 0u);
     heap.reset();
+    launch_options on_heap_stream{};
+    on_heap_stream.stream = stream_ref{heap_stream.value};
+    buffer<unsigned long long> good(1);
+    launch(1024, alloc_write_free{heap.handle(), good.data()}, on_heap_stream);
+    EXPECT_EQ(good.get(0), 1024u);
     EXPECT_EQ(cudaStreamQuery(busy_stream.value), cudaErrorNotReady) << "a host operation waited for another stream";
   }
   EXPECT_EQ(cudaStreamQuery(busy_stream.value), cudaErrorNotReady) << "destruction waited for another stream";
