@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/allocators.hpp
 //
 // The one registry of allocator configurations devalloc-bench measures. Every test is a function
@@ -32,12 +34,12 @@
 namespace devalloc_bench {
 namespace entries {
 
-#define DEVALLOC_BENCH_DEFINE_ENTRY(id, label, type, text)   \
-  struct id {                                                \
-    using allocator = type;                                  \
-    static constexpr const char* name = label;               \
-    static constexpr const char* identifier = #id;           \
-    static constexpr const char* description = text;         \
+#define DEVALLOC_BENCH_DEFINE_ENTRY(id, label, type, text) \
+  struct id {                                              \
+    using allocator = type;                                \
+    static constexpr const char* name = label;             \
+    static constexpr const char* identifier = #id;         \
+    static constexpr const char* description = text;       \
   };
 DEVALLOC_BENCH_ALLOCATORS(DEVALLOC_BENCH_DEFINE_ENTRY)
 #undef DEVALLOC_BENCH_DEFINE_ENTRY

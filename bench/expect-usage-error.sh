@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 the devalloc authors
 # bench/expect-usage-error.sh BINARY ARGS... — passes iff BINARY ARGS exits with status 2 (usage
 # error) and prints the usage text: bad arguments must never crash or start a run.
 bin=$1

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/test_stamp.cpp — the bench's verification (stamp / stamp_ok, bench/src/common.hpp) catches
 // what it is there to catch: a byte of the head or of the tail overwritten, another allocation's
 // tag. CPU backend; CTest: cpu:bench_stamp_detects_corruption.
@@ -29,7 +31,8 @@ int main()
       expect(base[off - 1] == 0xEE && base[off + bytes] == 0xEE, "stamp writes only inside the allocation", bytes, 0);
       for (std::size_t j = 0; j < bytes; ++j) {
         const bool stamped = j < 4 || j + 4 >= bytes;
-        expect(base[off + j] == (stamped ? tag_byte(tag, j) : 0xEE), "word and byte stores write the same bytes", bytes, j);
+        expect(base[off + j] == (stamped ? tag_byte(tag, j) : 0xEE), "word and byte stores write the same bytes", bytes,
+               j);
       }
       for (std::size_t j = 0; j < bytes; ++j) {
         const bool stamped = j < 4 || j + 4 >= bytes;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // examples/portable.cpp — one worker function for both backends through devalloc::launch:
 // compiled by g++ it runs on CPU threads, compiled by nvcc (as a .cu) on the GPU.
 #include <cstdio>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // examples/quickstart.cu — the README's usage example: per-thread lists whose length is known
 // only inside the kernel, allocated from a devalloc heap.
 #include <cstdio>
@@ -12,7 +14,7 @@ __global__ void build_lists(Heap::handle_type heap, int** lists, int n)
   if (i >= n) { return; }
   const int length = 1 + (i * 7) % 64;  // known only here
   int* list = static_cast<int*>(heap.alloc(length * sizeof(int)));
-  if (list == nullptr) { return; }      // out of memory (OOM policy ReturnNull)
+  if (list == nullptr) { return; }  // out of memory (OOM policy ReturnNull)
   for (int k = 0; k < length; ++k) { list[k] = i + k; }
   lists[i] = list;
 }

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 the devalloc authors
 # scripts/bench.sh — the README's main command: installs what is missing (scripts/deps.sh, plus
 # matplotlib for the figures), builds devalloc-bench in build/<preset> (the folder and preset that
 # scripts/test.sh uses on this machine: only the benchmark's targets, with the build's progress

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 the devalloc authors
 # scripts/deps.sh — what the build needs, found or installed; sourced by scripts/test.sh,
 # scripts/bench.sh, scripts/gpu-run.sh and scripts/docs.sh, or run on its own:
 #

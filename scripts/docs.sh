@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 the devalloc authors
 # scripts/docs.sh — the API reference, generated from the headers' comments by Doxygen (Doxyfile):
 # writes build/docs/html/index.html. Doxygen is taken from PATH, else from .deps/doxygen (Debian's doxygen
 # package and the libraries this machine lacks, fetched with `apt-get download` and unpacked with

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 the devalloc authors
 # scripts/gpu-run.sh — the one command for a GPU machine: builds every target with the `gpu` preset
 # in build/gpu (the folder scripts/test.sh and scripts/bench.sh use there; CUDA architectures: the
 # machine's GPU, or CMAKE_CUDA_ARCHITECTURES in DEVALLOC_CMAKE_ARGS), runs the whole test suite on

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 the devalloc authors
 # scripts/test.sh — the README's test command (and CI's, .ci/run). Installs what is missing
 # (scripts/deps.sh: CMake >= 3.25, g++, GoogleTest, CCCL, CLI11, nlohmann_json; no sudo needed
 # except for a missing compiler), then, in build/<preset> (the folder scripts/bench.sh uses too):

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/diag/scatter_probe.cu — where the time of Scatter's probability test goes.
 //
 // The issue's probability test (2^16 threads, each allocating with p 0.75 when it holds nothing
@@ -91,8 +93,8 @@ struct heap_for<Simd<Config>> {
 using devalloc_bench::cycles_now;
 using devalloc_bench::cycles_since;
 using devalloc_bench::hash3;
-using devalloc_bench::unit_real;
 using devalloc_bench::uniform_size;
+using devalloc_bench::unit_real;
 
 struct Params {
   unsigned threads = 1u << 16;
@@ -235,7 +237,9 @@ void run(const char* name, const Params& p, double cycles_per_us)
           }
         }
         if constexpr (DIAG_PROBE != 0) {
-          for (unsigned e = 0; e < n_events; ++e) { totals[e] += static_cast<double>(ev[static_cast<std::size_t>(i) * n_events + e]); }
+          for (unsigned e = 0; e < n_events; ++e) {
+            totals[e] += static_cast<double>(ev[static_cast<std::size_t>(i) * n_events + e]);
+          }
         }
       }
       crit.push_back(lmax);
@@ -254,9 +258,7 @@ void run(const char* name, const Params& p, double cycles_per_us)
     H heap(heap_bytes);
     TRY(cudaMemset(state.data(), 0, sizeof(void*) * n));
     TRY(cudaEventRecord(e0));
-    for (int l = 0; l < p.launches; ++l) {
-      launch_prob(heap, rep, l);
-    }
+    for (int l = 0; l < p.launches; ++l) { launch_prob(heap, rep, l); }
     const float ms = stop_ms(e0, e1);
     if (rep > 0) { seq_us.push_back(ms * 1e3 / p.launches); }
   }
@@ -269,18 +271,23 @@ void run(const char* name, const Params& p, double cycles_per_us)
   const double launches = static_cast<double>(launch_us.size());
   std::sort(rep_mean_us.begin(), rep_mean_us.end());
   std::sort(first_us.begin(), first_us.end());
-  std::printf("%-9s launch us: median %7.1f min %7.1f max %7.1f | mean per rep (median) %7.1f | first launch (median) %7.1f | slowest thread per launch us: median %7.1f max %7.1f | in a sequence (median) %7.1f\n",
-              name, lu[lu.size() / 2], lu.front(), lu.back(), rep_mean_us[rep_mean_us.size() / 2],
-              first_us[first_us.size() / 2], pct(crit, 0.5) / cycles_per_us, pct(crit, 1.0) / cycles_per_us,
-              seq_us[seq_us.size() / 2]);
-  std::printf("          alloc us: p50 %6.2f p99 %6.2f p99.9 %6.2f max %7.1f (n/launch %.0f, failed %llu) | free us: p50 %6.2f p99 %6.2f max %7.1f (n/launch %.0f)\n",
-              pct(alloc_c, 0.5) / cycles_per_us, pct(alloc_c, 0.99) / cycles_per_us, pct(alloc_c, 0.999) / cycles_per_us,
-              pct(alloc_c, 1.0) / cycles_per_us, static_cast<double>(alloc_c.size()) / launches, failures,
-              pct(free_c, 0.5) / cycles_per_us, pct(free_c, 0.99) / cycles_per_us, pct(free_c, 1.0) / cycles_per_us,
-              static_cast<double>(free_c.size()) / launches);
+  std::printf(
+    "%-9s launch us: median %7.1f min %7.1f max %7.1f | mean per rep (median) %7.1f | first launch (median) %7.1f | "
+    "slowest thread per launch us: median %7.1f max %7.1f | in a sequence (median) %7.1f\n",
+    name, lu[lu.size() / 2], lu.front(), lu.back(), rep_mean_us[rep_mean_us.size() / 2], first_us[first_us.size() / 2],
+    pct(crit, 0.5) / cycles_per_us, pct(crit, 1.0) / cycles_per_us, seq_us[seq_us.size() / 2]);
+  std::printf(
+    "          alloc us: p50 %6.2f p99 %6.2f p99.9 %6.2f max %7.1f (n/launch %.0f, failed %llu) | free us: p50 %6.2f "
+    "p99 %6.2f max %7.1f (n/launch %.0f)\n",
+    pct(alloc_c, 0.5) / cycles_per_us, pct(alloc_c, 0.99) / cycles_per_us, pct(alloc_c, 0.999) / cycles_per_us,
+    pct(alloc_c, 1.0) / cycles_per_us, static_cast<double>(alloc_c.size()) / launches, failures,
+    pct(free_c, 0.5) / cycles_per_us, pct(free_c, 0.99) / cycles_per_us, pct(free_c, 1.0) / cycles_per_us,
+    static_cast<double>(free_c.size()) / launches);
   if (DIAG_PROBE) {
     std::printf("          events per launch:");
-    for (unsigned e = 0; e < n_events; ++e) { std::printf(" %s %.0f", devalloc::detail::probe::name(e), totals[e] / launches); }
+    for (unsigned e = 0; e < n_events; ++e) {
+      std::printf(" %s %.0f", devalloc::detail::probe::name(e), totals[e] / launches);
+    }
     std::printf("\n");
   }
   for (const Worst& w : worst) {
@@ -433,8 +440,8 @@ enum : unsigned {
 
 template <class H, unsigned X>
 __global__ void harness_kernel(H heap, devalloc_bench::Deadline dl, devalloc_bench::SizeDist sizes, void** state,
-                               unsigned* lengths, unsigned char* log, unsigned* bad, u64 seed,
-                               unsigned launch, unsigned n)
+                               unsigned* lengths, unsigned char* log, unsigned* bad, u64 seed, unsigned launch,
+                               unsigned n)
 {
   const unsigned a = blockIdx.x * blockDim.x + threadIdx.x;
   if (a >= n) { return; }
@@ -514,13 +521,24 @@ double harness_us(const Params& p, const char* label, bool use_bench_kernel = fa
     TRY(cudaEventRecord(e0));
     for (int l = 0; l < p.launches; ++l) {
       if (use_bench_kernel) {
-        devalloc_bench::ProbKernel<typename H::handle_type> k{heap.handle(), dl, sizes, 1u, state.data(),
-                                                              lengths.data(), log.data(), n, ctr.data(), 0.75, 0.75, seed,
+        devalloc_bench::ProbKernel<typename H::handle_type> k{heap.handle(),
+                                                              dl,
+                                                              sizes,
+                                                              1u,
+                                                              state.data(),
+                                                              lengths.data(),
+                                                              log.data(),
+                                                              n,
+                                                              ctr.data(),
+                                                              0.75,
+                                                              0.75,
+                                                              seed,
                                                               static_cast<unsigned>(l)};
         bench_prob_kernel<<<(n + 255) / 256, 256>>>(k, n);
       } else {
-        harness_kernel<typename H::handle_type, X><<<(n + 255) / 256, 256>>>(
-          heap.handle(), dl, sizes, state.data(), lengths.data(), log.data(), bad.data(), seed, static_cast<unsigned>(l), n);
+        harness_kernel<typename H::handle_type, X><<<(n + 255) / 256, 256>>>(heap.handle(), dl, sizes, state.data(),
+                                                                             lengths.data(), log.data(), bad.data(),
+                                                                             seed, static_cast<unsigned>(l), n);
       }
       TRY(cudaGetLastError());
     }
@@ -530,7 +548,8 @@ double harness_us(const Params& p, const char* label, bool use_bench_kernel = fa
   TRY(cudaEventDestroy(e0));
   TRY(cudaEventDestroy(e1));
   std::sort(us.begin(), us.end());
-  const unsigned errors = bad.to_host()[0] + static_cast<unsigned>(ctr.to_host()[0].verify_errors + ctr.to_host()[0].failures);
+  const unsigned errors =
+    bad.to_host()[0] + static_cast<unsigned>(ctr.to_host()[0].verify_errors + ctr.to_host()[0].failures);
   std::printf("harness   %-34s us per launch in a sequence: median %6.1f min %6.1f max %6.1f%s\n", label,
               us[us.size() / 2], us.front(), us.back(), errors != 0 ? "  !! errors" : "");
   return us[us.size() / 2];
@@ -603,8 +622,9 @@ int main(int argc, char** argv)
   int khz = 0;
   TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
   const double cycles_per_us = khz / 1e3;
-  std::printf("%s, %u threads, %d launches x %d reps (first rep warm-up), sizes %u..%u, probe counts %s, clock %.0f MHz\n",
-              prop.name, p.threads, p.launches, p.reps, p.lo, p.hi, DIAG_PROBE ? "on" : "off", cycles_per_us);
+  std::printf(
+    "%s, %u threads, %d launches x %d reps (first rep warm-up), sizes %u..%u, probe counts %s, clock %.0f MHz\n",
+    prop.name, p.threads, p.launches, p.reps, p.lo, p.hi, DIAG_PROBE ? "on" : "off", cycles_per_us);
   {
     devalloc::buffer<unsigned> sink(1);
     cudaEvent_t e0, e1;

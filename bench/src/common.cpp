@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/common.cpp — non-template parts of the shared machinery (see common.hpp).
 #include "common.hpp"
 
@@ -283,7 +285,8 @@ Context::~Context()
 
 bool Context::allocator_selected(const std::string& name) const
 {
-  return opt.allocators.empty() || std::find(opt.allocators.begin(), opt.allocators.end(), name) != opt.allocators.end();
+  return opt.allocators.empty() ||
+         std::find(opt.allocators.begin(), opt.allocators.end(), name) != opt.allocators.end();
 }
 
 double Context::cell_budget_s() const { return opt.cell_budget_s > 0 ? opt.cell_budget_s : (opt.full ? 30.0 : 1.5); }
@@ -305,7 +308,8 @@ Deadline Context::deadline(double budget_s)
 namespace {
 long long host_ns()
 {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+    .count();
 }
 
 struct ClockProbe {
@@ -375,7 +379,8 @@ void cuda_record_stop_and_sync(Context& ctx)
 double cuda_event_ms(Context& ctx)
 {
   float ms = 0;
-  DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(ctx.event_start), static_cast<cudaEvent_t>(ctx.event_stop)));
+  DEVALLOC_CUDA_TRY(
+    cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(ctx.event_start), static_cast<cudaEvent_t>(ctx.event_stop)));
   return ms;
 }
 #else
@@ -424,9 +429,7 @@ double CostModel::predict(double threads, double size) const
   }
   std::sort(sizes.begin(), sizes.end());
   if (size <= sizes.front()) { return predict_size_series(sizes.front(), threads); }
-  if (size >= sizes.back()) {
-    return predict_size_series(sizes.back(), threads) * std::sqrt(size / sizes.back());
-  }
+  if (size >= sizes.back()) { return predict_size_series(sizes.back(), threads) * std::sqrt(size / sizes.back()); }
   for (std::size_t k = 1; k < sizes.size(); ++k) {
     if (size <= sizes[k]) {
       const double a = std::max(1e-7, predict_size_series(sizes[k - 1], threads));
@@ -497,7 +500,9 @@ Record base_record(Context& ctx, const std::string& allocator)
 std::string cell_label(const Record& params)
 {
   std::string cell;
-  for (const auto& kv : params.fields().items()) { cell += (cell.empty() ? "" : " ") + kv.key() + "=" + text(kv.value()); }
+  for (const auto& kv : params.fields().items()) {
+    cell += (cell.empty() ? "" : " ") + kv.key() + "=" + text(kv.value());
+  }
   return cell;
 }
 
@@ -656,7 +661,8 @@ void Context::run_children(const std::string& test)
                       format_real(std::max(1.0, run_budget_s() - elapsed_s())) + (opt.full ? " --full" : "");
     if (!cost.empty()) { cmd += " --cost-model " + shell_quote(cost.serialize()); }
     if (opt.cpu_threads != 0) { cmd += " --cpu-threads " + std::to_string(opt.cpu_threads); }
-    progress(test + "  " + list + "  heap=" + bytes_label(heap) + "  (child process: CUDA's malloc heap is per process)");
+    progress(test + "  " + list + "  heap=" + bytes_label(heap) +
+             "  (child process: CUDA's malloc heap is per process)");
     const auto t0 = std::chrono::steady_clock::now();
     const int rc = std::system((cmd + " 1>&2").c_str());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -717,7 +723,8 @@ std::size_t clamp_heap(const Context& ctx, std::size_t bytes)
 
 std::size_t count_overlaps(std::vector<LiveAllocation> live)
 {
-  std::sort(live.begin(), live.end(), [](const LiveAllocation& a, const LiveAllocation& b) { return a.address < b.address; });
+  std::sort(live.begin(), live.end(),
+            [](const LiveAllocation& a, const LiveAllocation& b) { return a.address < b.address; });
   std::size_t overlaps = 0;
   std::uintptr_t end = 0;
   for (std::size_t k = 0; k < live.size(); ++k) {
@@ -731,11 +738,13 @@ double internal_fragmentation(std::vector<LiveAllocation> live, std::size_t alig
 {
   if (region_bytes != nullptr) { *region_bytes = 0; }
   if (live.empty()) { return NAN; }
-  std::sort(live.begin(), live.end(), [](const LiveAllocation& a, const LiveAllocation& b) { return a.address < b.address; });
+  std::sort(live.begin(), live.end(),
+            [](const LiveAllocation& a, const LiveAllocation& b) { return a.address < b.address; });
   double sum = 0, total = 0;
   for (std::size_t k = 0; k < live.size(); ++k) {
     const double req = static_cast<double>(live[k].requested);
-    const double padded = static_cast<double>(round_up(std::max<std::size_t>(1, live[k].requested), std::max<std::size_t>(1, alignment)));
+    const double padded =
+      static_cast<double>(round_up(std::max<std::size_t>(1, live[k].requested), std::max<std::size_t>(1, alignment)));
     double size = padded;
     if (k + 1 < live.size()) {
       const double d = static_cast<double>(live[k + 1].address - live[k].address);

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/common.hpp
 //
 // Shared machinery of devalloc-bench: records, options, scale, device arrays, in-kernel clocks,
@@ -112,7 +114,7 @@ struct Options {
   std::string commit_override;
 };
 
-std::string bytes_label(std::size_t bytes);         // 16, 64K, 16M, 2G
+std::string bytes_label(std::size_t bytes);  // 16, 64K, 16M, 2G
 
 struct Scale {
   std::size_t sm_count = 1;
@@ -123,7 +125,10 @@ struct Scale {
   int reps = 3;     // timed repetitions (median reported)
   int warmups = 1;  // untimed repetitions before them
   double clock_khz = 0;
-  [[nodiscard]] std::size_t full_blocks(std::size_t block = 256) const { return std::max<std::size_t>(1, full_threads / block); }
+  [[nodiscard]] std::size_t full_blocks(std::size_t block = 256) const
+  {
+    return std::max<std::size_t>(1, full_threads / block);
+  }
 };
 
 // =============================================================================================
@@ -238,7 +243,10 @@ DEVALLOC_HOST_DEVICE inline u64 mix64(u64 x)
 DEVALLOC_HOST_DEVICE inline u64 hash3(u64 a, u64 b, u64 c) { return mix64(a ^ mix64(b ^ mix64(c))); }
 
 /// Uniform in [0, 1).
-DEVALLOC_HOST_DEVICE inline double unit_real(u64 h) { return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0); }
+DEVALLOC_HOST_DEVICE inline double unit_real(u64 h)
+{
+  return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
+}
 
 /// Uniform integer in [lo, hi].
 DEVALLOC_HOST_DEVICE inline std::size_t uniform_size(u64 h, std::size_t lo, std::size_t hi)
@@ -318,7 +326,9 @@ DEVALLOC_DEVICE inline bool stamp_ok(const void* p, std::size_t bytes, u32 tag)
       return detail::load_from_memory(reinterpret_cast<const u32*>(b + from)) ^ tag_word(tag, from);
     }
     u32 d = 0;
-    for (std::size_t j = from; j < to; ++j) { d |= static_cast<u32>(detail::load_from_memory(b + j) ^ tag_byte(tag, j)); }
+    for (std::size_t j = from; j < to; ++j) {
+      d |= static_cast<u32>(detail::load_from_memory(b + j) ^ tag_byte(tag, j));
+    }
     return d;
   };
   return (differ(0, r.head) | differ(r.tail, bytes)) == 0;
@@ -387,7 +397,7 @@ struct Counters {
   u64 verify_errors;  // stamp lost, misaligned pointer, wrong workload result
   u64 allocs;         // successful allocations (where a test counts them on the device)
   u64 frees;
-  u64 slot_full;      // a worker had no room to remember another allocation
+  u64 slot_full;  // a worker had no room to remember another allocation
   u64 spare[3];
 };
 
@@ -465,7 +475,10 @@ class Context {
   void sync_clocks();
 
   // Per (test, allocator) spent time and series extrapolation.
-  double& pair_spent(const std::string& test, const std::string& allocator) { return pair_spent_[test + "\n" + allocator]; }
+  double& pair_spent(const std::string& test, const std::string& allocator)
+  {
+    return pair_spent_[test + "\n" + allocator];
+  }
   std::map<std::string, std::pair<double, double>> series_last;  // key -> (work, seconds)
 
   // Child processes for CUDA's process-wide malloc heap: (test, heap bytes) to run after the test,
@@ -532,9 +545,9 @@ unsigned fit_block(unsigned block)
 inline constexpr double cpu_measured_span_ms = 10.0;
 
 struct Timing {
-  double ms = 0;          // CUDA events / steady_clock around the launch
-  bool expired = false;   // the device-side deadline passed
-  u64 skipped = 0;        // work units workers skipped past the deadline
+  double ms = 0;         // CUDA events / steady_clock around the launch
+  bool expired = false;  // the device-side deadline passed
+  u64 skipped = 0;       // work units workers skipped past the deadline
 };
 
 double cuda_event_ms(Context& ctx);  // CUDA: elapsed between the context's events
@@ -573,7 +586,9 @@ Timing launch_timed_sequence(Context& ctx, std::size_t workers, int launches, co
 #else
   (void)block;
   const auto t0 = std::chrono::steady_clock::now();
-  for (int l = 0; l < launches; ++l) { devalloc::launch(workers, armed(l), devalloc::launch_options{256, ctx.opt.cpu_threads}); }
+  for (int l = 0; l < launches; ++l) {
+    devalloc::launch(workers, armed(l), devalloc::launch_options{256, ctx.opt.cpu_threads});
+  }
   t.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 #endif
   const DeadlineState st = ctx.deadline_read();
@@ -587,7 +602,8 @@ Timing launch_timed_sequence(Context& ctx, std::size_t workers, int launches, co
 template <class F>
 Timing launch_timed(Context& ctx, std::size_t workers, const F& functor, unsigned block = 256)
 {
-  return launch_timed_sequence(ctx, workers, 1, [&](int) { return functor; }, block);
+  return launch_timed_sequence(
+    ctx, workers, 1, [&](int) { return functor; }, block);
 }
 
 /// Untimed launch (setup, verification, cleanup): no deadline.
@@ -689,8 +705,8 @@ class CellOut {
     timed_out("cell");
     return true;
   }
-  Record rec;                  // the cell's main record (already holds params)
-  std::vector<Record> extra;   // further records (e.g. one per sample of a time series)
+  Record rec;                 // the cell's main record (already holds params)
+  std::vector<Record> extra;  // further records (e.g. one per sample of a time series)
   /// Seconds of timed launches passed through check(): what the series extrapolation scales.
   double kernel_s = 0;
   void timed_out(const std::string& kind) { rec.set("status", "timed_out").set("timeout_kind", kind); }
@@ -747,8 +763,9 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
   bool delegate = false;
   if constexpr (has_process_wide_heap<E>) {
     if (ctx.opt.child) {
-      const bool mine = spec.strict_heap ? spec.heap_bytes == ctx.main_heap
-                                         : spec.heap_bytes > ctx.opt.parent_heap && child_heap_for(spec.heap_bytes) == ctx.main_heap;
+      const bool mine = spec.strict_heap
+                          ? spec.heap_bytes == ctx.main_heap
+                          : spec.heap_bytes > ctx.opt.parent_heap && child_heap_for(spec.heap_bytes) == ctx.main_heap;
       if (!mine) { return; }
     } else {
       delegate = spec.strict_heap ? spec.heap_bytes != ctx.main_heap : spec.heap_bytes > ctx.main_heap;
@@ -826,7 +843,8 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
   if (!spec.series.empty() && spec.work > 0) {
     // A cell that hit its deadline says nothing about the next one but "longer still".
     const double measured = out.kernel_s > 0 ? out.kernel_s : seconds;
-    const double s = out.rec.str("status") == "timed_out" ? std::max(measured, 2 * ctx.cell_total_budget_s()) : measured;
+    const double s =
+      out.rec.str("status") == "timed_out" ? std::max(measured, 2 * ctx.cell_total_budget_s()) : measured;
     note_series(ctx, series_key, spec.work, s);
   }
   ctx.pair_spent(test, E::name) += seconds;

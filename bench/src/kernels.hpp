@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/kernels.hpp
 //
 // Worker functors shared by several tests (fill until out of memory, free everything, probe the
@@ -121,8 +123,10 @@ FillResult fill_until_oom(Context& ctx, Lease<E>& lease, std::size_t threads, Si
   Array<u32> lengths(threads * per);
   Array<u32> counts(threads);
   Array<Counters> ctr(1);
-  FillKernel<H> fill{lease.handle(), ctx.deadline(4 * ctx.cell_budget_s()), sizes, slots.data(), lengths.data(),
-                     counts.data(), ctr.data(), per};
+  FillKernel<H> fill{lease.handle(), ctx.deadline(4 * ctx.cell_budget_s()),
+                     sizes,          slots.data(),
+                     lengths.data(), counts.data(),
+                     ctr.data(),     per};
   const Timing tf = launch_timed(ctx, threads, fill);
   r.fill_ms = tf.ms;
   r.expired = tf.expired;
@@ -270,9 +274,19 @@ void run_prob_sequence(Context& ctx, Lease<E>& lease, CellOut& out, std::size_t 
     lease.fresh();
     state.zero();
     log.zero();
-    const ProbKernel<H> k{lease.handle(), ctx.deadline(), SizeDist{sizes.lo, sizes.hi, ctx.opt.seed + static_cast<u64>(r)},
-                          every, state.data(), lengths.data(), log.data(), allocating, ctr.data(), 0.75, 0.75,
-                          ctx.opt.seed + 7919ull * static_cast<u64>(r), 0u};
+    const ProbKernel<H> k{lease.handle(),
+                          ctx.deadline(),
+                          SizeDist{sizes.lo, sizes.hi, ctx.opt.seed + static_cast<u64>(r)},
+                          every,
+                          state.data(),
+                          lengths.data(),
+                          log.data(),
+                          allocating,
+                          ctr.data(),
+                          0.75,
+                          0.75,
+                          ctx.opt.seed + 7919ull * static_cast<u64>(r),
+                          0u};
     const Timing t = launch_timed_sequence(ctx, threads, launches, [&](int l) {
       ProbKernel<H> kl = k;
       kl.launch = static_cast<u32>(l);

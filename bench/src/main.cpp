@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/main.cpp — devalloc-bench: command line, test table, run loop.
 #include <algorithm>
 #include <chrono>
@@ -22,43 +24,111 @@ namespace devalloc_bench {
 const std::vector<TestInfo>& all_tests()
 {
   static const std::vector<TestInfo> tests = {
-    {"scatter-ops", "ScatterAlloc (Steinberger 2012) §7-8, Fig. 3",
-     "p_alloc = p_free = 0.75 launches; cycles per alloc/free (mean, CV) vs threads, 16/32/64/128 B", test_scatter_ops,
-     {"size", "threads"}, {"alloc_cycles_mean", "free_cycles_mean"}, "cycles per alloc / free"},
-    {"scatter-access", "ScatterAlloc §7 (data access), Fig. 4", "cycles per word to read the memory each thread holds",
-     test_scatter_access, {"threads", "size_spread"}, {"access_cycles_per_word_mean"}, "cycles per word read"},
-    {"fragmentation", "ScatterAlloc §3.3 eq. 1-2, Fig. 4",
-     "internal / external fragmentation and overhead; sizes mean 512, spread 0-896; 16 MB heap", test_fragmentation,
-     {"threads", "size_spread"}, {"internal_frag", "external_frag", "overhead_pct"}, "internal / external frag / overhead %"},
-    {"temporal", "ScatterAlloc Fig. 2", "16384 threads, 128-160 B, p_alloc 0.05, p_free 0: alloc time, fragmentation vs fill",
-     test_temporal, {"variant"}, {"alloc_cycles_mean", "final_fill_level"}, "cycles per alloc / final fill level"},
-    {"thesis-synthetic", "mallocMC thesis (Eckert 2014) §5.1, Figs. 5.1-5.2",
+    {"scatter-ops",
+     "ScatterAlloc (Steinberger 2012) §7-8, Fig. 3",
+     "p_alloc = p_free = 0.75 launches; cycles per alloc/free (mean, CV) vs threads, 16/32/64/128 B",
+     test_scatter_ops,
+     {"size", "threads"},
+     {"alloc_cycles_mean", "free_cycles_mean"},
+     "cycles per alloc / free"},
+    {"scatter-access",
+     "ScatterAlloc §7 (data access), Fig. 4",
+     "cycles per word to read the memory each thread holds",
+     test_scatter_access,
+     {"threads", "size_spread"},
+     {"access_cycles_per_word_mean"},
+     "cycles per word read"},
+    {"fragmentation",
+     "ScatterAlloc §3.3 eq. 1-2, Fig. 4",
+     "internal / external fragmentation and overhead; sizes mean 512, spread 0-896; 16 MB heap",
+     test_fragmentation,
+     {"threads", "size_spread"},
+     {"internal_frag", "external_frag", "overhead_pct"},
+     "internal / external frag / overhead %"},
+    {"temporal",
+     "ScatterAlloc Fig. 2",
+     "16384 threads, 128-160 B, p_alloc 0.05, p_free 0: alloc time, fragmentation vs fill",
+     test_temporal,
+     {"variant"},
+     {"alloc_cycles_mean", "final_fill_level"},
+     "cycles per alloc / final fill level"},
+    {"thesis-synthetic",
+     "mallocMC thesis (Eckert 2014) §5.1, Figs. 5.1-5.2",
      "random alloc/free kernels (p 0.75); clock64 cycles per alloc and free; thesis worker list scaled to the device",
-     test_thesis_synthetic, {"size", "threads"}, {"alloc_cycles_mean", "free_cycles_mean"}, "cycles per alloc / free"},
-    {"ad", "Vinkler & Havran §6-7 [AD], Table 2, Fig. 3a", "Alloc-Dealloc, payload 4 B - 128 KB, 2 GB heap",
-     test_ad, {"mode", "payload"}, {"time_ms_median"}, "test time, ms (median)"},
-    {"acd", "Vinkler & Havran §6-7 [ACD], Table 2, Figs. 3b-c, 4",
-     "Alloc-Cycle-Dealloc: 10-100 iterations; heaps 128 KB - 2 GB", test_acd,
-     {"variant", "mode", "iterations", "heap", "payload"}, {"time_ms_median"}, "test time, ms (median)"},
-    {"prob", "Vinkler & Havran §6-7 [P], Table 2, Fig. 3d", "Probability test, 1 ... full blocks of 256 threads, 10 launches",
-     test_prob, {"mode", "blocks"}, {"time_ms_median"}, "test time, ms (median)"},
-    {"registers", "Vinkler & Havran Table 1", "registers of a kernel with one alloc and one free (compiler resource report)",
-     test_registers, {"variant"}, {"registers"}, "registers per thread"},
-    {"workloads", "Coalescing report (Blach et al.) §4.1, Figs. 1-4",
-     "Linear / Quadratic workloads on n = 25 ... 400 floats per thread: malloc, work, free cycles; GFLOP/s", test_workloads,
-     {"variant", "floats"}, {"malloc_cycles_mean", "free_cycles_mean", "work_gflop_per_s"}, "malloc / free cycles / GFLOP/s"},
-    {"survey", "common modern comparison",
-     "10K/100K mixed-size allocations; 2^1 ... 2^20 threads; fill until out of memory (utilization)", test_survey,
-     {"variant", "size_class", "threads", "heap"}, {"alloc_per_s", "free_per_s", "utilization"}, "allocs/s / frees/s / utilization"},
-    {"throughput", "ScatterAlloc issue (project issue 3)",
+     test_thesis_synthetic,
+     {"size", "threads"},
+     {"alloc_cycles_mean", "free_cycles_mean"},
+     "cycles per alloc / free"},
+    {"ad",
+     "Vinkler & Havran §6-7 [AD], Table 2, Fig. 3a",
+     "Alloc-Dealloc, payload 4 B - 128 KB, 2 GB heap",
+     test_ad,
+     {"mode", "payload"},
+     {"time_ms_median"},
+     "test time, ms (median)"},
+    {"acd",
+     "Vinkler & Havran §6-7 [ACD], Table 2, Figs. 3b-c, 4",
+     "Alloc-Cycle-Dealloc: 10-100 iterations; heaps 128 KB - 2 GB",
+     test_acd,
+     {"variant", "mode", "iterations", "heap", "payload"},
+     {"time_ms_median"},
+     "test time, ms (median)"},
+    {"prob",
+     "Vinkler & Havran §6-7 [P], Table 2, Fig. 3d",
+     "Probability test, 1 ... full blocks of 256 threads, 10 launches",
+     test_prob,
+     {"mode", "blocks"},
+     {"time_ms_median"},
+     "test time, ms (median)"},
+    {"registers",
+     "Vinkler & Havran Table 1",
+     "registers of a kernel with one alloc and one free (compiler resource report)",
+     test_registers,
+     {"variant"},
+     {"registers"},
+     "registers per thread"},
+    {"workloads",
+     "Coalescing report (Blach et al.) §4.1, Figs. 1-4",
+     "Linear / Quadratic workloads on n = 25 ... 400 floats per thread: malloc, work, free cycles; GFLOP/s",
+     test_workloads,
+     {"variant", "floats"},
+     {"malloc_cycles_mean", "free_cycles_mean", "work_gflop_per_s"},
+     "malloc / free cycles / GFLOP/s"},
+    {"survey",
+     "common modern comparison",
+     "10K/100K mixed-size allocations; 2^1 ... 2^20 threads; fill until out of memory (utilization)",
+     test_survey,
+     {"variant", "size_class", "threads", "heap"},
+     {"alloc_per_s", "free_per_s", "utilization"},
+     "allocs/s / frees/s / utilization"},
+    {"throughput",
+     "ScatterAlloc issue (project issue 3)",
      "alloc/free throughput, 2^10 ... 2^20 threads x 16 ... 4096 B; probability test 2^16 threads x 20 launches",
-     test_throughput, {"variant", "size", "threads"}, {"alloc_per_s", "free_per_s", "us_per_launch"}, "allocs/s / frees/s (µs/launch)"},
-    {"fdg-sizes", "FDGMalloc (Widmer 2013) §5.1, Fig. 4", "64 threads x 16 allocations of 16 ... 8192 B", test_fdg_sizes,
-     {"size"}, {"alloc_cycles_mean"}, "cycles per alloc"},
-    {"fdg-threads", "FDGMalloc §5.2, Fig. 5", "1 ... 65536 threads x N allocations of S bytes, N, S in 16 ... 512",
-     test_fdg_threads, {"allocs_per_thread", "size", "threads"}, {"alloc_cycles_mean"}, "cycles per alloc"},
-    {"fdg-scaling", "FDGMalloc §5.3, Fig. 6", "1 ... 512 blocks of 1024 threads x 1/16/128 allocations of 16 B",
-     test_fdg_scaling, {"allocs_per_thread", "blocks"}, {"alloc_per_s"}, "allocs/s"},
+     test_throughput,
+     {"variant", "size", "threads"},
+     {"alloc_per_s", "free_per_s", "us_per_launch"},
+     "allocs/s / frees/s (µs/launch)"},
+    {"fdg-sizes",
+     "FDGMalloc (Widmer 2013) §5.1, Fig. 4",
+     "64 threads x 16 allocations of 16 ... 8192 B",
+     test_fdg_sizes,
+     {"size"},
+     {"alloc_cycles_mean"},
+     "cycles per alloc"},
+    {"fdg-threads",
+     "FDGMalloc §5.2, Fig. 5",
+     "1 ... 65536 threads x N allocations of S bytes, N, S in 16 ... 512",
+     test_fdg_threads,
+     {"allocs_per_thread", "size", "threads"},
+     {"alloc_cycles_mean"},
+     "cycles per alloc"},
+    {"fdg-scaling",
+     "FDGMalloc §5.3, Fig. 6",
+     "1 ... 512 blocks of 1024 threads x 1/16/128 allocations of 16 B",
+     test_fdg_scaling,
+     {"allocs_per_thread", "blocks"},
+     {"alloc_per_s"},
+     "allocs/s"},
   };
   return tests;
 }
@@ -73,7 +143,6 @@ const TestInfo* find_test(const std::string& name)
 
 // ---------------------------------------------------------------------------------------------
 
-
 void calibrate_cost_model(Context& ctx)
 {
 #if DEVALLOC_BACKEND_CUDA
@@ -87,7 +156,8 @@ void calibrate_cost_model(Context& ctx)
       launch_timed(ctx, 256, AdKernel<H>{lease.handle(), ctx.deadline(1.0), 16, 1, ctr.data()});
       for (const std::size_t size : {std::size_t{16}, std::size_t{256}, std::size_t{4096}}) {
         for (std::size_t threads = 256; threads <= ctx.scale.full_threads; threads *= 4) {
-          const Timing t = launch_timed(ctx, threads, AdKernel<H>{lease.handle(), ctx.deadline(1.0), size, 1, ctr.data()});
+          const Timing t =
+            launch_timed(ctx, threads, AdKernel<H>{lease.handle(), ctx.deadline(1.0), size, 1, ctr.data()});
           double seconds = t.ms * 1e-3;
           if (t.expired) {
             // Workers skipped past the deadline: the full kernel would have taken longer still.
@@ -189,8 +259,9 @@ void declare_options(CLI::App& app, Options& o)
     ->option_text("x,y")
     ->delimiter(',')
     ->check(CLI::IsMember(allocator_names(), CLI::ignore_space));
-  app.add_option("--out", o.out_dir,
-                 "write results.json into DIR\n(default: out/devalloc-bench-<backend>-<mode>-<UTC time>)")
+  app
+    .add_option("--out", o.out_dir,
+                "write results.json into DIR\n(default: out/devalloc-bench-<backend>-<mode>-<UTC time>)")
     ->option_text("DIR")
     ->check(non_empty);
   app.add_flag("--list", o.list, "list tests and allocators, then exit");
@@ -205,9 +276,10 @@ void declare_options(CLI::App& app, Options& o)
   app.add_option("--pair-budget", o.pair_budget_s, "seconds one test may spend on one allocator (quick 6, full 900)")
     ->option_text("S")
     ->check(positive_seconds);
-  app.add_option("--time-budget,--run-budget", o.run_budget_s,
-                 "soft limit of the whole run (quick 150, full 21600): past it,\nallocators that used more than their "
-                 "share are skipped")
+  app
+    .add_option("--time-budget,--run-budget", o.run_budget_s,
+                "soft limit of the whole run (quick 150, full 21600): past it,\nallocators that used more than their "
+                "share are skipped")
     ->option_text("S")
     ->check(positive_seconds);
   app.add_option("--cuda-heap", o.cuda_heap, "CUDA malloc heap of this process (default 2G; e.g. 512M, 4G)")
@@ -234,9 +306,7 @@ void declare_options(CLI::App& app, Options& o)
 void print_list()
 {
   std::cout << "tests:\n";
-  for (const auto& t : all_tests()) {
-    std::printf("  %-17s %s\n  %-17s   %s\n", t.name, t.description, "", t.source);
-  }
+  for (const auto& t : all_tests()) { std::printf("  %-17s %s\n  %-17s   %s\n", t.name, t.description, "", t.source); }
   std::cout << "\nallocators (bench/allocators.hpp):\n";
   for_each_entry([](auto e) {
     using E = decltype(e);
@@ -300,7 +370,8 @@ int main(int argc, char** argv)
     ctx.sync_clocks();
     std::vector<const TestInfo*> tests;
     for (const auto& t : all_tests()) {
-      if (ctx.opt.tests.empty() || std::find(ctx.opt.tests.begin(), ctx.opt.tests.end(), t.name) != ctx.opt.tests.end()) {
+      if (ctx.opt.tests.empty() ||
+          std::find(ctx.opt.tests.begin(), ctx.opt.tests.end(), t.name) != ctx.opt.tests.end()) {
         tests.push_back(&t);
       }
     }
@@ -327,7 +398,8 @@ int main(int argc, char** argv)
         write_outputs(ctx, tests, out_dir);
       }
       char line[160];
-      std::snprintf(line, sizeof line, "%-17s %4zu records  %6.1f s", t->name, ctx.records.size() - before, ctx.elapsed_s() - t0);
+      std::snprintf(line, sizeof line, "%-17s %4zu records  %6.1f s", t->name, ctx.records.size() - before,
+                    ctx.elapsed_s() - t0);
       ctx.progress(line, true);
     }
     for_each_entry([&](auto e) { release_process_heap<decltype(e)>(); });
@@ -335,8 +407,8 @@ int main(int argc, char** argv)
     add_baseline_ratios(ctx);
     const std::string dir = write_outputs(ctx, tests, out_dir);
     if (!ctx.opt.no_table) { print_tables(ctx, tests, std::cout); }
-    std::cout << "\nresults: " << dir << "/results.json  (" << ctx.records.size()
-              << " records, " << static_cast<int>(ctx.elapsed_s() + 0.5) << " s)\n";
+    std::cout << "\nresults: " << dir << "/results.json  (" << ctx.records.size() << " records, "
+              << static_cast<int>(ctx.elapsed_s() + 0.5) << " s)\n";
     return 0;
   } catch (const devalloc::error& e) {
     std::cerr << "devalloc-bench: " << e.what() << "\n";

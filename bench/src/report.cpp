@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/report.cpp — header, ratios against the baseline, results.json (nlohmann_json) and
 // terminal tables.
 #include "report.hpp"
@@ -88,9 +90,9 @@ void print_header(Context& ctx, std::ostream& os)
   os << "devalloc-bench  backend: " << devalloc::backend_name() << "  mode: " << ctx.mode() << "\n";
   os << "  device:     " << ctx.device.name;
 #if DEVALLOC_BACKEND_CUDA
-  os << " (compute " << ctx.device.compute_capability << ", " << ctx.scale.sm_count << " SMs x " << ctx.scale.threads_per_sm
-     << " threads = " << ctx.scale.full_threads << " resident threads, " << static_cast<int>(ctx.scale.clock_khz / 1000) << " MHz, "
-     << (ctx.device.memory_bytes >> 20) << " MiB)";
+  os << " (compute " << ctx.device.compute_capability << ", " << ctx.scale.sm_count << " SMs x "
+     << ctx.scale.threads_per_sm << " threads = " << ctx.scale.full_threads << " resident threads, "
+     << static_cast<int>(ctx.scale.clock_khz / 1000) << " MHz, " << (ctx.device.memory_bytes >> 20) << " MiB)";
 #endif
   os << "\n";
   os << "  driver:     " << ctx.device.driver << "\n";
@@ -104,7 +106,8 @@ void print_header(Context& ctx, std::ostream& os)
     os << buf << E::allocator::info() << "\n";
   });
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  budgets:    %.3g s per kernel, %.3g s per cell, %.3g s per test and allocator, %.4g s run (soft)\n",
+  std::snprintf(buf, sizeof buf,
+                "  budgets:    %.3g s per kernel, %.3g s per cell, %.3g s per test and allocator, %.4g s run (soft)\n",
                 ctx.cell_budget_s(), ctx.cell_total_budget_s(), ctx.pair_budget_s(), ctx.run_budget_s());
   os << buf;
 #if DEVALLOC_BACKEND_CUDA
@@ -113,9 +116,9 @@ void print_header(Context& ctx, std::ostream& os)
 #else
   os << "  note:       CPU backend: workers run on "
      << (ctx.opt.cpu_threads != 0 ? std::to_string(ctx.opt.cpu_threads) : std::string("2 x hardware"))
-     << " std::threads per launch; 'a full GPU' is " << ctx.scale.full_threads << " workers, at most " << ctx.scale.max_threads
-     << " per launch, heaps at most " << bytes_label(ctx.scale.max_heap) << "; cycles are " << cycle_source()
-     << " ticks. Figures are labelled backend=cpu and are not GPU results.\n"
+     << " std::threads per launch; 'a full GPU' is " << ctx.scale.full_threads << " workers, at most "
+     << ctx.scale.max_threads << " per launch, heaps at most " << bytes_label(ctx.scale.max_heap) << "; cycles are "
+     << cycle_source() << " ticks. Figures are labelled backend=cpu and are not GPU results.\n"
      << "  timing:     CPU timings are functional checks, not rankings (record field timing: \"functional\"),\n"
      << "              unless a cell's timed spans last at least " << cpu_measured_span_ms
      << " ms (median; timing: \"measured\").\n";
@@ -249,11 +252,12 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
   bool any_functional = false;
 #if DEVALLOC_BACKEND_CPU
   char banner[320];
-  std::snprintf(banner, sizeof banner,
-                "\n!! CPU backend: the timings below are FUNCTIONAL CHECKS, NOT RANKINGS: the code ran and every allocation\n"
-                "!! was verified, but a cell whose timed spans last under %.0f ms (median) sits at the timer's floor.\n"
-                "!! Such cells are marked '~' and give no ratio against the baseline. Measure on a GPU to compare.\n",
-                cpu_measured_span_ms);
+  std::snprintf(
+    banner, sizeof banner,
+    "\n!! CPU backend: the timings below are FUNCTIONAL CHECKS, NOT RANKINGS: the code ran and every allocation\n"
+    "!! was verified, but a cell whose timed spans last under %.0f ms (median) sits at the timer's floor.\n"
+    "!! Such cells are marked '~' and give no ratio against the baseline. Measure on a GPU to compare.\n",
+    cpu_measured_span_ms);
   os << banner;
 #endif
   for (const TestInfo* t : tests) {
@@ -400,8 +404,10 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
        << " ms, median): a functional check, not a ranking\n";
   }
   if (any_marks) {
-    os << "\n   * failed allocations where none were expected (see 'failures')   ! verification errors   T/O timed out\n"
-          "   skip: skipped (time budget, or too big for the memory; see 'note')   ERR: error (see 'error' in the JSON)\n";
+    os
+      << "\n   * failed allocations where none were expected (see 'failures')   ! verification errors   T/O timed out\n"
+         "   skip: skipped (time budget, or too big for the memory; see 'note')   ERR: error (see 'error' in the "
+         "JSON)\n";
   }
   os << std::flush;
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/report.hpp — output: header, JSON, terminal tables, ratios against the baseline.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/t_fdg.cpp — FDGMalloc (Widmer et al. 2013) §5: X threads each allocate N chunks of
 // S bytes; at the end everything is freed.
 //   fdg-sizes    §5.1, Fig. 4: X = 64, N = 16, S = 16 ... 8192
@@ -76,7 +78,8 @@ void fdg_cell(Context& ctx, std::size_t threads, u32 count, std::size_t bytes, u
               const std::string& series, double work)
 {
   using H = typename E::allocator::handle_type;
-  const double need = 1.5 * static_cast<double>(threads) * count * static_cast<double>(bytes) + static_cast<double>(64u << 20);
+  const double need =
+    1.5 * static_cast<double>(threads) * count * static_cast<double>(bytes) + static_cast<double>(64u << 20);
   CellSpec spec;
   spec.params = std::move(params);
   spec.params.set("threads", threads).set("allocs_per_thread", count).set("size", bytes);
@@ -105,9 +108,12 @@ void fdg_cell(Context& ctx, std::size_t threads, u32 count, std::size_t bytes, u
     std::vector<double> alloc_rate, free_rate, per_alloc, alloc_ms;
     for (int r = 0; r < ctx.scale.warmups + ctx.scale.reps; ++r) {
       lease.fresh();
-      const Timing ta = launch_timed(ctx, threads, FdgAlloc<H>{lease.handle(), ctx.deadline(), bytes, count, slots.data(), cycles.data(), ctr.data()}, block);
+      const Timing ta = launch_timed(
+        ctx, threads,
+        FdgAlloc<H>{lease.handle(), ctx.deadline(), bytes, count, slots.data(), cycles.data(), ctr.data()}, block);
       const bool expired = out.check(ta);
-      const Timing tf = launch_timed(ctx, threads, FdgFree<H>{lease.handle(), bytes, count, slots.data(), allocated.data(), ctr.data()}, block);
+      const Timing tf = launch_timed(
+        ctx, threads, FdgFree<H>{lease.handle(), bytes, count, slots.data(), allocated.data(), ctr.data()}, block);
       if (expired) { break; }
       if (r >= ctx.scale.warmups) {
         double n = 0, cyc = 0;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/t_scatter.cpp — ScatterAlloc (Steinberger et al., InPar 2012) §3.3, §7, §8:
 //   scatter-ops     Fig. 3: cycles per alloc / free against thread count (p_alloc = p_free = 0.75)
 //   scatter-access  §7 "data access performance": cycles to access the memory each thread holds
@@ -214,19 +216,34 @@ OpsResult run_ops(Context& ctx, Lease<E>& lease, const OpsConfig& cfg, CellOut& 
   const std::size_t n = cfg.threads;
   Array<void*> slots(n * cfg.K);
   Array<u32> lengths(n * cfg.K), tags(n * cfg.K), counts(n);
-  Array<u64> alloc_cyc(n), free_cyc(n), access_cyc(cfg.access ? n : 1), access_words(cfg.access ? n : 1), sink(cfg.access ? n : 1);
+  Array<u64> alloc_cyc(n), free_cyc(n), access_cyc(cfg.access ? n : 1), access_words(cfg.access ? n : 1),
+    sink(cfg.access ? n : 1);
   Array<Counters> ctr(1);
-  OpsStep<H> step{lease.handle(), ctx.deadline(),   SizeDist{cfg.sizes.lo, cfg.sizes.hi, ctx.opt.seed ^ 0x1234},
-                  slots.data(),   lengths.data(),   tags.data(),
-                  counts.data(),  alloc_cyc.data(), free_cyc.data(),
-                  access_cyc.data(), access_words.data(), sink.data(),
-                  ctr.data(),     cfg.K,            cfg.p_alloc,
-                  cfg.p_free,     ctx.opt.seed,     0u,
+  OpsStep<H> step{lease.handle(),
+                  ctx.deadline(),
+                  SizeDist{cfg.sizes.lo, cfg.sizes.hi, ctx.opt.seed ^ 0x1234},
+                  slots.data(),
+                  lengths.data(),
+                  tags.data(),
+                  counts.data(),
+                  alloc_cyc.data(),
+                  free_cyc.data(),
+                  access_cyc.data(),
+                  access_words.data(),
+                  sink.data(),
+                  ctr.data(),
+                  cfg.K,
+                  cfg.p_alloc,
+                  cfg.p_free,
+                  ctx.opt.seed,
+                  0u,
                   false};
   u32 launch = 0;
   {
-    const Timing t = launch_timed(ctx, n, OpsPrefill<H>{lease.handle(), ctx.deadline(), step.sizes, slots.data(), lengths.data(),
-                                                       tags.data(), counts.data(), ctr.data(), cfg.K, ctx.opt.seed});
+    const Timing t =
+      launch_timed(ctx, n,
+                   OpsPrefill<H>{lease.handle(), ctx.deadline(), step.sizes, slots.data(), lengths.data(), tags.data(),
+                                 counts.data(), ctr.data(), cfg.K, ctx.opt.seed});
     out.check(t);
   }
   auto live_now = [&] {
@@ -290,11 +307,14 @@ OpsResult run_ops(Context& ctx, Lease<E>& lease, const OpsConfig& cfg, CellOut& 
     const auto p = slots.to_host();
     const auto l = lengths.to_host();
     for (std::size_t i = 0; i < n; ++i) {
-      for (u32 k = 0; k < c[i]; ++k) { r.live.push_back({reinterpret_cast<std::uintptr_t>(p[i * cfg.K + k]), l[i * cfg.K + k]}); }
+      for (u32 k = 0; k < c[i]; ++k) {
+        r.live.push_back({reinterpret_cast<std::uintptr_t>(p[i * cfg.K + k]), l[i * cfg.K + k]});
+      }
     }
   }
   analyze(r);
-  launch_plain(ctx, n, OpsCleanup<H>{lease.handle(), slots.data(), lengths.data(), tags.data(), counts.data(), ctr.data(), cfg.K});
+  launch_plain(
+    ctx, n, OpsCleanup<H>{lease.handle(), slots.data(), lengths.data(), tags.data(), counts.data(), ctr.data(), cfg.K});
   const Counters c = ctr.get(0);
   r.failures = c.failures;
   r.verify_errors = c.verify_errors;
@@ -387,7 +407,8 @@ namespace {
 /// p_alloc = p_free = 0.6, 4 slots per thread.
 std::vector<std::size_t> paper_spreads(const Context& ctx)
 {
-  return ctx.quick() ? std::vector<std::size_t>{0, 448, 896} : std::vector<std::size_t>{0, 128, 256, 384, 512, 640, 768, 896};
+  return ctx.quick() ? std::vector<std::size_t>{0, 448, 896}
+                     : std::vector<std::size_t>{0, 128, 256, 384, 512, 640, 768, 896};
 }
 
 OpsConfig spread_workload(const Context& ctx, std::size_t threads, std::size_t spread, std::size_t quick_measured)
@@ -664,12 +685,14 @@ void test_temporal(Context& ctx)
         out.extra.push_back(srec);
         window.clear();
       }
-      launch_plain(ctx, threads, FreeFilledKernel<H>{lease.handle(), slots.data(), lengths.data(), counts.data(), ctr.data(), K});
+      launch_plain(ctx, threads,
+                   FreeFilledKernel<H>{lease.handle(), slots.data(), lengths.data(), counts.data(), ctr.data(), K});
       const Counters cc = ctr.get(0);
       const Summary a = summarize(all);
       out.rec.set("variant", "summary").set("launches", launches).set("samples", samples).set("final_fill_level", fill);
       out.rec.set("reached_full", full).set("alloc_cycles_mean", a.mean).set("alloc_cycles_cv", a.cv);
-      out.rec.set("failures", cc.failures).set("verify_errors", out.rec.num("verify_errors", 0) + static_cast<double>(cc.verify_errors));
+      out.rec.set("failures", cc.failures)
+        .set("verify_errors", out.rec.num("verify_errors", 0) + static_cast<double>(cc.verify_errors));
       out.rec.set("slot_full", cc.slot_full).set("cycle_source", cycle_source());
       double sample_errors = 0;
       for (const auto& r : out.extra) { sample_errors += r.num("verify_errors", 0); }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/t_survey.cpp
 //   survey      the usual modern comparison: 10K and 100K allocations of mixed sizes (4-64 B and
 //               512-8192 B), scaling over 2^1 ... 2^20 threads, and allocation until out of memory
@@ -83,7 +85,8 @@ void one_alloc_per_thread(Context& ctx, Lease<E>& lease, CellOut& out, std::size
   for (int r = 0; r < total; ++r) {
     lease.fresh();
     const Counters before = ctr.get(0);
-    const Timing ta = launch_timed(ctx, threads, OneAlloc<H>{lease.handle(), ctx.deadline(), sizes, ptrs.data(), ctr.data()});
+    const Timing ta =
+      launch_timed(ctx, threads, OneAlloc<H>{lease.handle(), ctx.deadline(), sizes, ptrs.data(), ctr.data()});
     const bool expired = out.check(ta);
     launch_plain(ctx, threads, VerifyOne<H>{sizes, ptrs.data(), ctr.data()});
     const double ok = static_cast<double>(threads) - static_cast<double>(ctr.get(0).failures - before.failures) -
@@ -119,7 +122,8 @@ void one_alloc_per_thread(Context& ctx, Lease<E>& lease, CellOut& out, std::size
 
 std::size_t one_alloc_heap(const Context& ctx, std::size_t threads, std::size_t max_size)
 {
-  const double need = 1.5 * static_cast<double>(threads) * static_cast<double>(max_size) + static_cast<double>(64u << 20);
+  const double need =
+    1.5 * static_cast<double>(threads) * static_cast<double>(max_size) + static_cast<double>(64u << 20);
   return clamp_heap(ctx, round_up_pow2(static_cast<std::size_t>(need)));
 }
 
@@ -156,8 +160,9 @@ void test_survey(Context& ctx)
       for (const std::size_t count : {std::size_t{10000}, std::size_t{100000}}) { one_alloc_cell("count", sc, count); }
     }
     // (b) scaling over 2^1 ... 2^20 threads.
-    std::vector<std::size_t> threads_list =
-      ctx.quick() ? std::vector<std::size_t>{2, 32, 1024, 32768, std::size_t{1} << 20} : pow2_range(2, std::size_t{1} << 20);
+    std::vector<std::size_t> threads_list = ctx.quick()
+                                              ? std::vector<std::size_t>{2, 32, 1024, 32768, std::size_t{1} << 20}
+                                              : pow2_range(2, std::size_t{1} << 20);
     threads_list = cap_threads(ctx, threads_list);
     std::vector<SizeClass> classes = {small};
     if (!ctx.quick()) { classes.push_back(large); }
@@ -174,8 +179,8 @@ void test_survey(Context& ctx)
       fills.push_back({"16", 16, 16});
       fills.push_back({"mixed-large", 512, 8192});
     }
-    const std::vector<std::size_t> heaps = ctx.quick() ? std::vector<std::size_t>{16u << 20}
-                                                       : std::vector<std::size_t>{16u << 20, 64u << 20};
+    const std::vector<std::size_t> heaps =
+      ctx.quick() ? std::vector<std::size_t>{16u << 20} : std::vector<std::size_t>{16u << 20, 64u << 20};
     const std::size_t fill_threads = std::min<std::size_t>(DEVALLOC_BACKEND_CUDA ? 4096 : 256, ctx.scale.max_threads);
     for (const std::size_t heap : heaps) {
       for (const FillCase& fc : fills) {
@@ -187,7 +192,8 @@ void test_survey(Context& ctx)
         spec.strict_heap = true;
         spec.threads = static_cast<double>(fill_threads);
         spec.size = static_cast<double>(fc.hi);
-        spec.ops_per_thread = static_cast<double>(heap) / (0.5 * static_cast<double>(fc.lo + fc.hi)) / static_cast<double>(fill_threads);
+        spec.ops_per_thread =
+          static_cast<double>(heap) / (0.5 * static_cast<double>(fc.lo + fc.hi)) / static_cast<double>(fill_threads);
         spec.kernels = 2;
         run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
           const FillResult f = fill_until_oom(ctx, lease, fill_threads, SizeDist{fc.lo, fc.hi, ctx.opt.seed});
@@ -208,8 +214,9 @@ void test_survey(Context& ctx)
 
 void test_throughput(Context& ctx)
 {
-  std::vector<std::size_t> threads_list = ctx.quick() ? std::vector<std::size_t>{1u << 10, 1u << 13, 1u << 16, 1u << 18, 1u << 20}
-                                                      : pow2_range(1u << 10, 1u << 20);
+  std::vector<std::size_t> threads_list = ctx.quick()
+                                            ? std::vector<std::size_t>{1u << 10, 1u << 13, 1u << 16, 1u << 18, 1u << 20}
+                                            : pow2_range(1u << 10, 1u << 20);
   threads_list = cap_threads(ctx, threads_list);
   const std::vector<std::size_t> sizes = {16, 64, 256, 1024, 4096};
   for_each_allocator(ctx, [&](auto entry) {
@@ -232,7 +239,11 @@ void test_throughput(Context& ctx)
     // The probability test: 2^16 threads (each allocating), 20 launches, 16-256 B.
     const std::size_t threads = std::min<std::size_t>(1u << 16, ctx.scale.max_threads);
     CellSpec spec;
-    spec.params.set("variant", "probability").set("threads", threads).set("size", 136).set("size_min", 16).set("size_max", 256);
+    spec.params.set("variant", "probability")
+      .set("threads", threads)
+      .set("size", 136)
+      .set("size_min", 16)
+      .set("size_max", 256);
     spec.params.set("launches", 20);
     spec.heap_bytes = one_alloc_heap(ctx, threads, 256);
     spec.threads = static_cast<double>(threads);

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/t_thesis.cpp — mallocMC thesis (Eckert 2014) §5.1, Figs. 5.1 and 5.2: the host draws
 // a random number per step and launches, each with probability 0.75, a kernel in which every one
 // of N_worker workers allocates one chunk of N_byte bytes and one in which every worker frees one.
@@ -122,10 +124,10 @@ struct ThesisCleanup {
 
 namespace {
 // The thesis' N_worker list (footnote to §5.1.1), for a GPU of 16640 resident threads.
-const std::vector<std::size_t> thesis_workers = {2,    4,    6,    8,    12,   16,   20,   24,    28,    32,    40,    48,
-                                                 56,   64,   80,   96,   128,  160,  192,  224,   256,   320,   384,   448,
-                                                 512,  640,  768,  896,  1024, 1280, 1536, 1792,  2048,  2560,  3072,  3584,
-                                                 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384};
+const std::vector<std::size_t> thesis_workers = {
+  2,    4,    6,    8,    12,   16,   20,   24,   28,   32,   40,   48,    56,    64,    80,
+  96,   128,  160,  192,  224,  256,  320,  384,  448,  512,  640,  768,   896,   1024,  1280,
+  1536, 1792, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384};
 }  // namespace
 
 void test_thesis_synthetic(Context& ctx)
@@ -135,7 +137,8 @@ void test_thesis_synthetic(Context& ctx)
   std::vector<std::size_t> list;
   for (std::size_t k = 0; k < thesis_workers.size(); ++k) {
     if (ctx.quick() && !(k % 5 == 0 || k + 1 == thesis_workers.size())) { continue; }
-    list.push_back(std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(static_cast<double>(thesis_workers[k]) * factor))));
+    list.push_back(std::max<std::size_t>(
+      1, static_cast<std::size_t>(std::llround(static_cast<double>(thesis_workers[k]) * factor))));
   }
   list = cap_threads(ctx, list);
   const std::vector<std::size_t> sizes = {16, 32, 64, 128};
@@ -154,9 +157,11 @@ void test_thesis_synthetic(Context& ctx)
         spec.params.set("threads", workers).set("size", size).set("thesis_workers_scale", factor);
         double need = 4.0 * static_cast<double>(workers) * K * static_cast<double>(size);
         if constexpr (!A::traits.reuses_freed_memory) {
-          need = 1.2 * static_cast<double>(reps) * (warm_max + measured + K) * static_cast<double>(workers) * static_cast<double>(size);
+          need = 1.2 * static_cast<double>(reps) * (warm_max + measured + K) * static_cast<double>(workers) *
+                 static_cast<double>(size);
         }
-        spec.heap_bytes = clamp_heap(ctx, round_up_pow2(std::max<std::size_t>(64u << 20, static_cast<std::size_t>(need))));
+        spec.heap_bytes =
+          clamp_heap(ctx, round_up_pow2(std::max<std::size_t>(64u << 20, static_cast<std::size_t>(need))));
         spec.threads = static_cast<double>(workers);
         spec.size = static_cast<double>(size);
         spec.kernels = static_cast<double>(reps) * (warm_max + measured) * 1.5;
@@ -175,8 +180,10 @@ void test_thesis_synthetic(Context& ctx)
           bool stop = false;
           for (int rep = 0; rep < reps && !stop; ++rep) {
             if (rep > 0) { lease.fresh(); }
-            ThesisAlloc<H> ak{lease.handle(), ctx.deadline(), slots.data(), counts.data(), cyc.data(), ctr.data(), K, size};
-            ThesisFree<H> fk{lease.handle(), ctx.deadline(), slots.data(), counts.data(), cyc.data(), ctr.data(), K, size};
+            ThesisAlloc<H> ak{
+              lease.handle(), ctx.deadline(), slots.data(), counts.data(), cyc.data(), ctr.data(), K, size};
+            ThesisFree<H> fk{
+              lease.handle(), ctx.deadline(), slots.data(), counts.data(), cyc.data(), ctr.data(), K, size};
             std::vector<double> live;
             std::vector<double> ra, rf;
             auto collect = [&](std::vector<double>& into) {
@@ -199,8 +206,10 @@ void test_thesis_synthetic(Context& ctx)
               if (!stop && out.over_budget(ctx)) { stop = true; }
             };
             {
-              const Timing t = launch_timed(ctx, workers, ThesisPrefill<H>{lease.handle(), ctx.deadline(), slots.data(), counts.data(),
-                                                                          ctr.data(), K, size, ctx.opt.seed + static_cast<u64>(rep)});
+              const Timing t =
+                launch_timed(ctx, workers,
+                             ThesisPrefill<H>{lease.handle(), ctx.deadline(), slots.data(), counts.data(), ctr.data(),
+                                              K, size, ctx.opt.seed + static_cast<u64>(rep)});
               if (out.check(t)) { stop = true; }
             }
             // Warm-up until the fill level is steady (live count within 3 % over two steps).
@@ -214,12 +223,14 @@ void test_thesis_synthetic(Context& ctx)
               const std::size_t h = live.size();
               if (h >= 3) {
                 const double sc = std::max(1.0, live[h - 1]);
-                steady = std::fabs(live[h - 1] - live[h - 2]) / sc < 0.03 && std::fabs(live[h - 2] - live[h - 3]) / sc < 0.03;
+                steady =
+                  std::fabs(live[h - 1] - live[h - 2]) / sc < 0.03 && std::fabs(live[h - 2] - live[h - 3]) / sc < 0.03;
               }
             }
             steady_all = steady_all && steady;
             for (int m = 0; m < measured && !stop; ++m) { one_step(true); }
-            launch_plain(ctx, workers, ThesisCleanup<H>{lease.handle(), slots.data(), counts.data(), ctr.data(), K, size});
+            launch_plain(ctx, workers,
+                         ThesisCleanup<H>{lease.handle(), slots.data(), counts.data(), ctr.data(), K, size});
             const Summary a = summarize(ra), f = summarize(rf);
             rep_alloc_mean.push_back(a.mean);
             rep_free_mean.push_back(f.mean);

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/t_vinkler.cpp — Vinkler & Havran, "Register Efficient Dynamic Memory Allocator for
 // GPUs", §6-7, Tables 1-2, Figs. 3-4:
 //   ad         [AD]  Alloc-Dealloc, payload 4 B - 128 KB (padded to 16 B)
@@ -126,7 +128,8 @@ void test_ad(Context& ctx)
           std::vector<double> ms;
           for (int r = 0; r < ctx.scale.warmups + ctx.scale.reps; ++r) {
             lease.fresh();
-            const Timing t = launch_timed(ctx, threads, AdKernel<H>{lease.handle(), ctx.deadline(), bytes, mode.every, ctr.data()});
+            const Timing t =
+              launch_timed(ctx, threads, AdKernel<H>{lease.handle(), ctx.deadline(), bytes, mode.every, ctr.data()});
             if (out.check(t)) { break; }
             if (r >= ctx.scale.warmups) { ms.push_back(t.ms); }
             if (out.over_budget(ctx)) { break; }
@@ -151,11 +154,13 @@ void test_acd(Context& ctx)
     std::size_t payload;
   };
   std::vector<Point> points;
-  const std::vector<u32> iters = ctx.quick() ? std::vector<u32>{10, 50, 100} : std::vector<u32>{10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
+  const std::vector<u32> iters =
+    ctx.quick() ? std::vector<u32>{10, 50, 100} : std::vector<u32>{10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
   for (const u32 it : iters) { points.push_back({"iterations", it, vh_heap(ctx), 4}); }
   const std::vector<std::size_t> heaps =
     ctx.quick() ? std::vector<std::size_t>{128u << 10, 8u << 20, std::size_t{2} << 30}
-                : std::vector<std::size_t>{128u << 10, 512u << 10, 2u << 20, 8u << 20, 32u << 20, 128u << 20, 512u << 20, std::size_t{2} << 30};
+                : std::vector<std::size_t>{128u << 10, 512u << 10, 2u << 20,   8u << 20,
+                                           32u << 20,  128u << 20, 512u << 20, std::size_t{2} << 30};
   for (const std::size_t h : heaps) { points.push_back({"heap", 10, std::min(h, ctx.scale.max_heap), 4}); }
   if (!ctx.quick()) {
     for (const std::size_t p : pow2_range(4, 131072)) { points.push_back({"payload", 10, vh_heap(ctx), p}); }
@@ -168,7 +173,10 @@ void test_acd(Context& ctx)
         const std::size_t bytes = round_up(pt.payload, 16);
         const std::size_t allocating = (threads + mode.every - 1) / mode.every;
         CellSpec spec;
-        spec.params.set("variant", pt.variant).set("mode", mode.name).set("threads", threads).set("blocks", threads / 256);
+        spec.params.set("variant", pt.variant)
+          .set("mode", mode.name)
+          .set("threads", threads)
+          .set("blocks", threads / 256);
         spec.params.set("allocating_threads", allocating).set("iterations", pt.iterations).set("heap", pt.heap);
         spec.params.set("payload", pt.payload).set("size", bytes);
         spec.heap_bytes = pt.heap;
@@ -191,8 +199,9 @@ void test_acd(Context& ctx)
           std::vector<double> ms;
           for (int r = 0; r < ctx.scale.warmups + ctx.scale.reps; ++r) {
             lease.fresh();
-            const Timing t = launch_timed(
-              ctx, threads, AcdKernel<H>{lease.handle(), ctx.deadline(), bytes, mode.every, pt.iterations, scratch.data(), ctr.data()});
+            const Timing t = launch_timed(ctx, threads,
+                                          AcdKernel<H>{lease.handle(), ctx.deadline(), bytes, mode.every, pt.iterations,
+                                                       scratch.data(), ctr.data()});
             if (out.check(t)) { break; }
             if (r >= ctx.scale.warmups) { ms.push_back(t.ms); }
             if (out.over_budget(ctx)) { break; }
@@ -208,7 +217,8 @@ void test_acd(Context& ctx)
 
 void test_prob(Context& ctx)
 {
-  const std::size_t full_blocks = std::min(ctx.scale.full_blocks(), ctx.scale.max_threads / 256 == 0 ? 1 : ctx.scale.max_threads / 256);
+  const std::size_t full_blocks =
+    std::min(ctx.scale.full_blocks(), ctx.scale.max_threads / 256 == 0 ? 1 : ctx.scale.max_threads / 256);
   std::vector<std::size_t> blocks_list;
   if (ctx.quick()) {
     blocks_list = {1, 8, 64, full_blocks};
@@ -218,8 +228,9 @@ void test_prob(Context& ctx)
   }
   std::sort(blocks_list.begin(), blocks_list.end());
   blocks_list.erase(std::unique(blocks_list.begin(), blocks_list.end()), blocks_list.end());
-  blocks_list.erase(std::remove_if(blocks_list.begin(), blocks_list.end(), [&](std::size_t b) { return b > full_blocks; }),
-                    blocks_list.end());
+  blocks_list.erase(
+    std::remove_if(blocks_list.begin(), blocks_list.end(), [&](std::size_t b) { return b > full_blocks; }),
+    blocks_list.end());
   for_each_allocator(ctx, [&](auto entry) {
     using E = decltype(entry);
     for (const ModeInfo& mode : vh_modes) {
@@ -325,7 +336,8 @@ std::map<std::string, int> cuobjdump_registers(std::string& note)
     }
   }
   const int rc = ::pclose(p);
-  note = regs.empty() ? "cuobjdump reported no functions (exit " + std::to_string(rc) + ")" : "cuobjdump --dump-resource-usage";
+  note = regs.empty() ? "cuobjdump reported no functions (exit " + std::to_string(rc) + ")"
+                      : "cuobjdump --dump-resource-usage";
   return regs;
 }
 }  // namespace
@@ -335,7 +347,8 @@ void test_registers(Context& ctx)
 {
 #if DEVALLOC_BACKEND_CUDA
   std::string dump_note;
-  const std::map<std::string, int> dumped = ctx.opt.child ? std::map<std::string, int>{} : cuobjdump_registers(dump_note);
+  const std::map<std::string, int> dumped =
+    ctx.opt.child ? std::map<std::string, int>{} : cuobjdump_registers(dump_note);
 #endif
   for_each_allocator(ctx, [&](auto entry) {
     using E = decltype(entry);
@@ -351,8 +364,8 @@ void test_registers(Context& ctx)
         DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&attr, fn));
         out.rec.set("registers", attr.numRegs).set("local_bytes", static_cast<long long>(attr.localSizeBytes));
         out.rec.set("max_threads_per_block", attr.maxThreadsPerBlock).set("registers_source", "cudaFuncGetAttributes");
-        const std::string want = std::string("devalloc_bench::register_probe<devalloc_bench::entries::") + E::identifier +
-                                 ", " + (coalesced ? "true" : "false") + ">";
+        const std::string want = std::string("devalloc_bench::register_probe<devalloc_bench::entries::") +
+                                 E::identifier + ", " + (coalesced ? "true" : "false") + ">";
         out.rec.set("registers_cuobjdump", nullptr).set("cuobjdump_note", dump_note);
         for (const auto& kv : dumped) {
           if (kv.first.find(want) != std::string::npos) { out.rec.set("registers_cuobjdump", kv.second); }

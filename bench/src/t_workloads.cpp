@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/t_workloads.cpp — the coalescing report (Blach et al.) §4.1, Listings 2-3, Figs. 1-4:
 // every thread allocates n floats (25 ... 400), initialises them with 0 ... n-1, runs the Linear or
 // the Quadratic workload on them and frees them. malloc, work and free are timed per thread with
@@ -65,7 +67,9 @@ struct WorkloadKernel {
     compiler_barrier();
     const double got = static_cast<double>(static_cast<volatile float*>(data)[0]);
     const double err = got - expected;
-    if (quadratic ? (err > 0.01 * expected || err < -0.01 * expected) : got != expected) { count_add(ctr->verify_errors); }
+    if (quadratic ? (err > 0.01 * expected || err < -0.01 * expected) : got != expected) {
+      count_add(ctr->verify_errors);
+    }
     const u64 t4 = cycles_now();
     heap.dealloc(data);
     const u64 t5 = cycles_now();
@@ -77,8 +81,8 @@ void test_workloads(Context& ctx)
 {
   // 12 blocks x 1024 threads filled the paper's GPU; here: the device's resident threads
   // (quick mode: at most 16384).
-  const std::size_t threads = std::min(ctx.quick() ? std::min<std::size_t>(16384, ctx.scale.full_threads) : ctx.scale.full_threads,
-                                       ctx.scale.max_threads);
+  const std::size_t threads = std::min(
+    ctx.quick() ? std::min<std::size_t>(16384, ctx.scale.full_threads) : ctx.scale.full_threads, ctx.scale.max_threads);
   std::vector<u32> floats;
   if (ctx.quick()) {
     floats = {25, 100, 400};
@@ -104,8 +108,8 @@ void test_workloads(Context& ctx)
         run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
           Array<u64> mc(threads), wc(threads), fc(threads), ws(threads), we(threads);
           Array<Counters> ctr(1);
-          WorkloadKernel<H> k{lease.handle(), ctx.deadline(), n, quadratic, mc.data(), wc.data(), fc.data(),
-                              ws.data(), we.data(), ctr.data()};
+          WorkloadKernel<H> k{lease.handle(), ctx.deadline(), n,         quadratic, mc.data(),
+                              wc.data(),      fc.data(),      ws.data(), we.data(), ctr.data()};
           std::vector<double> m_mean, w_mean, f_mean, gflops, kernel_ms;
           for (int r = 0; r < warm + runs; ++r) {
             const Timing t = launch_timed(ctx, threads, k, 1024);
@@ -135,7 +139,9 @@ void test_workloads(Context& ctx)
             if (out.over_budget(ctx)) { break; }
           }
           const Summary ms = summarize(m_mean), wsum = summarize(w_mean), fs = summarize(f_mean), g = summarize(gflops);
-          out.rec.set("malloc_cycles_mean", ms.median).set("work_cycles_mean", wsum.median).set("free_cycles_mean", fs.median);
+          out.rec.set("malloc_cycles_mean", ms.median)
+            .set("work_cycles_mean", wsum.median)
+            .set("free_cycles_mean", fs.median);
           put_summary(out.rec, "malloc_cycles_run_mean", ms);
           put_summary(out.rec, "work_cycles_run_mean", wsum);
           put_summary(out.rec, "free_cycles_run_mean", fs);

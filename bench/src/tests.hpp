@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/tests.hpp — the test table of devalloc-bench.
 #pragma once
 
@@ -10,7 +12,7 @@ namespace devalloc_bench {
 
 struct TestInfo {
   const char* name;
-  const char* source;       // the document and section it reproduces
+  const char* source;  // the document and section it reproduces
   const char* description;
   void (*run)(Context&);
   // Terminal table: rows keyed by these record fields (constant ones dropped), one column per

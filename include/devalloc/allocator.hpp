@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/allocator.hpp
 //
 // The host class (mallocMC thesis ch. 3, §4.2): devalloc::Allocator composes five policies at
@@ -58,7 +60,10 @@ struct allocator_stats {
 
 namespace detail {
 template <class T>
-constexpr T max_of(T a, T b) { return a < b ? b : a; }
+constexpr T max_of(T a, T b)
+{
+  return a < b ? b : a;
+}
 }  // namespace detail
 
 /// Device-side view of an Allocator. Trivially copyable; pass it to kernels by value. Valid while
@@ -227,8 +232,7 @@ class Allocator {
         stats_(std::exchange(other.stats_, nullptr)),
         stream_(other.stream_),
         device_(other.device_)
-  {
-  }
+  {}
 
   Allocator& operator=(Allocator&& other) noexcept
   {
@@ -256,7 +260,10 @@ class Allocator {
   /// host variant), read after the work queued on `stream` (default: stream()); waits for that
   /// stream only. Only if providesAvailableSlots; no kernel on another stream may change the heap
   /// meanwhile.
-  [[nodiscard]] std::size_t getAvailableSlots(std::size_t slot_bytes) const { return getAvailableSlots(slot_bytes, stream_); }
+  [[nodiscard]] std::size_t getAvailableSlots(std::size_t slot_bytes) const
+  {
+    return getAvailableSlots(slot_bytes, stream_);
+  }
   [[nodiscard]] std::size_t getAvailableSlots(std::size_t slot_bytes, stream_ref stream) const
   {
     static_assert(providesAvailableSlots,
@@ -317,10 +324,11 @@ class Allocator {
       cleared.double_frees = 0;
       const detail::backend::device_guard on_device(device_);
       detail::backend::copy_to_device(stats_, &cleared, sizeof(cleared), stream_);
-      detail::throw_error("dealloc() misuse (" + Creation::classname() + ", " + Distribution::classname() +
-                          "): " + std::to_string(s.invalid_frees) +
-                          " invalid free(s) (a pointer this allocator did not hand out, or one inside an allocation), " +
-                          std::to_string(s.double_frees) + " double free(s) (a pointer freed before)");
+      detail::throw_error(
+        "dealloc() misuse (" + Creation::classname() + ", " + Distribution::classname() +
+        "): " + std::to_string(s.invalid_frees) +
+        " invalid free(s) (a pointer this allocator did not hand out, or one inside an allocation), " +
+        std::to_string(s.double_frees) + " double free(s) (a pointer freed before)");
     }
   }
 

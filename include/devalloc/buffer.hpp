@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/buffer.hpp
 //
 // devalloc::buffer<T>: an owning array in backend memory (device memory on CUDA, host memory on
@@ -25,7 +27,9 @@ class buffer {
   /// `count` zero-filled elements. Throws devalloc::error if the memory cannot be had.
   explicit buffer(std::size_t count) : count_(count)
   {
-    if (count_ > ~std::size_t{0} / sizeof(T)) { detail::throw_error("buffer: " + std::to_string(count) + " elements overflow size_t"); }
+    if (count_ > ~std::size_t{0} / sizeof(T)) {
+      detail::throw_error("buffer: " + std::to_string(count) + " elements overflow size_t");
+    }
     if (count_ != 0) {
       data_ = static_cast<T*>(detail::backend::allocate(count_ * sizeof(T)));
       try {
@@ -41,7 +45,8 @@ class buffer {
 
   buffer(const buffer&) = delete;
   buffer& operator=(const buffer&) = delete;
-  buffer(buffer&& other) noexcept : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  buffer(buffer&& other) noexcept : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0))
+  {}
   buffer& operator=(buffer&& other) noexcept
   {
     if (this != &other) {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/devalloc.hpp — everything: the host class, the launch helper, every policy and the presets.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/error.hpp
 //
 // Host-side errors. Every misuse the host can see (a heap size of 0 or larger than the device's
@@ -39,8 +41,8 @@ namespace detail {
 [[noreturn]] inline void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line)
 {
   throw cuda_error(static_cast<int>(code), std::string("devalloc: CUDA call failed: ") + call + " returned " +
-                                               cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ") at " +
-                                               file + ":" + std::to_string(line));
+                                             cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ") at " + file +
+                                             ":" + std::to_string(line));
 }
 #endif
 }  // namespace detail
@@ -49,11 +51,11 @@ DEVALLOC_NAMESPACE_END
 
 #if DEVALLOC_BACKEND_CUDA
 /// Evaluates a CUDA runtime call and throws devalloc::cuda_error if it did not return cudaSuccess.
-#define DEVALLOC_CUDA_TRY(call)                                                     \
-  do {                                                                              \
-    const cudaError_t devalloc_status_ = (call);                                    \
-    if (devalloc_status_ != cudaSuccess) {                                          \
+#define DEVALLOC_CUDA_TRY(call)                                                          \
+  do {                                                                                   \
+    const cudaError_t devalloc_status_ = (call);                                         \
+    if (devalloc_status_ != cudaSuccess) {                                               \
       ::devalloc::detail::throw_cuda_error(devalloc_status_, #call, __FILE__, __LINE__); \
-    }                                                                               \
+    }                                                                                    \
   } while (0)
 #endif

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/free_result.hpp
 //
 // What a free did. Every creation policy's device destroy(p) and every distribution policy's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/global.hpp — opt-in drop-in use (mallocMC thesis §4.1 and appendix A).
 //
 // For code that cannot pass an allocator handle around: one global allocator per program and, on
@@ -52,77 +54,79 @@ DEVALLOC_NAMESPACE_END
 #endif
 
 /// Defines the global allocator of the program (use once, at global scope).
-#define DEVALLOC_SET_ALLOCATOR_TYPE(...)                                                                  \
-  DEVALLOC_NAMESPACE_BEGIN namespace global {                                                            \
-  using allocator_type = __VA_ARGS__;                                                                     \
-  using handle_type = typename allocator_type::handle_type;                                               \
-  DEVALLOC_DETAIL_GLOBAL_VARIABLE ::devalloc::detail::global_handle_storage<handle_type> global_handle;   \
-  inline std::optional<allocator_type>& owner()                                                           \
-  {                                                                                                       \
-    static std::optional<allocator_type> instance;                                                        \
-    return instance;                                                                                      \
-  }                                                                                                       \
-  inline allocator_type& allocator()                                                                      \
-  {                                                                                                       \
-    if (!owner()) { ::devalloc::detail::throw_error("global allocator used before initHeap()"); }        \
-    return *owner();                                                                                      \
-  }                                                                                                       \
-  inline void initHeap(std::size_t bytes)                                                                 \
-  {                                                                                                       \
-    allocator_type fresh(bytes); /* throws before anything changes */                                     \
-    const handle_type handle = fresh.handle();                                                            \
-    DEVALLOC_DETAIL_PUBLISH_HANDLE(handle);                                                               \
-    owner() = std::move(fresh);                                                                           \
-  }                                                                                                       \
-  inline void finalizeHeap()                                                                              \
-  {                                                                                                       \
-    const handle_type empty{}; /* a published empty handle fails loudly instead of using freed memory */  \
-    DEVALLOC_DETAIL_PUBLISH_HANDLE(empty);                                                                \
-    owner().reset();                                                                                      \
-  }                                                                                                       \
-  DEVALLOC_DEVICE inline const handle_type& device_handle()                                               \
-  {                                                                                                       \
-    return *reinterpret_cast<const handle_type*>(global_handle.bytes);                                    \
-  }                                                                                                       \
-  DEVALLOC_DEVICE inline void* malloc(std::size_t bytes) { return device_handle().alloc(bytes); }         \
-  DEVALLOC_DEVICE inline void free(void* p) { device_handle().dealloc(p); }                               \
+#define DEVALLOC_SET_ALLOCATOR_TYPE(...)                                                                          \
+  DEVALLOC_NAMESPACE_BEGIN                                                                                        \
+  namespace global {                                                                                              \
+  using allocator_type = __VA_ARGS__;                                                                             \
+  using handle_type = typename allocator_type::handle_type;                                                       \
+  DEVALLOC_DETAIL_GLOBAL_VARIABLE ::devalloc::detail::global_handle_storage<handle_type> global_handle;           \
+  inline std::optional<allocator_type>& owner()                                                                   \
+  {                                                                                                               \
+    static std::optional<allocator_type> instance;                                                                \
+    return instance;                                                                                              \
+  }                                                                                                               \
+  inline allocator_type& allocator()                                                                              \
+  {                                                                                                               \
+    if (!owner()) { ::devalloc::detail::throw_error("global allocator used before initHeap()"); }                 \
+    return *owner();                                                                                              \
+  }                                                                                                               \
+  inline void initHeap(std::size_t bytes)                                                                         \
+  {                                                                                                               \
+    allocator_type fresh(bytes); /* throws before anything changes */                                             \
+    const handle_type handle = fresh.handle();                                                                    \
+    DEVALLOC_DETAIL_PUBLISH_HANDLE(handle);                                                                       \
+    owner() = std::move(fresh);                                                                                   \
+  }                                                                                                               \
+  inline void finalizeHeap()                                                                                      \
+  {                                                                                                               \
+    const handle_type empty{}; /* a published empty handle fails loudly instead of using freed memory */          \
+    DEVALLOC_DETAIL_PUBLISH_HANDLE(empty);                                                                        \
+    owner().reset();                                                                                              \
+  }                                                                                                               \
+  DEVALLOC_DEVICE inline const handle_type& device_handle()                                                       \
+  {                                                                                                               \
+    return *reinterpret_cast<const handle_type*>(global_handle.bytes);                                            \
+  }                                                                                                               \
+  DEVALLOC_DEVICE inline void* malloc(std::size_t bytes) { return device_handle().alloc(bytes); }                 \
+  DEVALLOC_DEVICE inline void free(void* p) { device_handle().dealloc(p); }                                       \
   DEVALLOC_HOST_DEVICE constexpr bool providesAvailableSlots() { return allocator_type::providesAvailableSlots; } \
-  /* templates: compiled only when called, so allocators without getAvailableSlots still work */      \
-  template <class A = allocator_type>                                                                     \
-  inline std::size_t getAvailableSlots(std::size_t bytes)                                                 \
-  {                                                                                                       \
-    static_assert(A::providesAvailableSlots, "the global allocator does not provide getAvailableSlots");  \
-    return allocator().getAvailableSlots(bytes);                                                          \
-  }                                                                                                       \
-  template <class A = allocator_type>                                                                     \
-  DEVALLOC_DEVICE inline std::size_t getAvailableSlotsOnDevice(std::size_t bytes)                         \
-  {                                                                                                       \
-    static_assert(A::providesAvailableSlots, "the global allocator does not provide getAvailableSlots");  \
-    return device_handle().getAvailableSlots(bytes);                                                      \
-  }                                                                                                       \
-  } /* namespace global */ DEVALLOC_NAMESPACE_END
+  /* templates: compiled only when called, so allocators without getAvailableSlots still work */                  \
+  template <class A = allocator_type>                                                                             \
+  inline std::size_t getAvailableSlots(std::size_t bytes)                                                         \
+  {                                                                                                               \
+    static_assert(A::providesAvailableSlots, "the global allocator does not provide getAvailableSlots");          \
+    return allocator().getAvailableSlots(bytes);                                                                  \
+  }                                                                                                               \
+  template <class A = allocator_type>                                                                             \
+  DEVALLOC_DEVICE inline std::size_t getAvailableSlotsOnDevice(std::size_t bytes)                                 \
+  {                                                                                                               \
+    static_assert(A::providesAvailableSlots, "the global allocator does not provide getAvailableSlots");          \
+    return device_handle().getAvailableSlots(bytes);                                                              \
+  }                                                                                                               \
+  } /* namespace global */                                                                                        \
+  DEVALLOC_NAMESPACE_END
 
 #if DEVALLOC_BACKEND_CUDA
 /// Replaces device malloc/free with the global allocator (use once, at global scope, after
 /// DEVALLOC_SET_ALLOCATOR_TYPE). The definitions exist only in nvcc's device pass: in the host
 /// pass an extern "C" __device__ malloc is emitted as a host symbol and would replace the host's
 /// malloc (seen with nvcc 13.0: every host allocation of the program then failed).
-#define DEVALLOC_OVERWRITE_MALLOC()                                                                    \
-  static_assert(!std::is_same_v<::devalloc::global::allocator_type::creation_policy,                   \
-                                ::devalloc::creation::DeviceMalloc>,                                   \
-                "DEVALLOC_OVERWRITE_MALLOC: the global allocator uses creation::DeviceMalloc, i.e. CUDA's " \
-                "malloc itself; choose another creation policy or do not overwrite malloc");           \
+#define DEVALLOC_OVERWRITE_MALLOC()                                                                           \
+  static_assert(                                                                                              \
+    !std::is_same_v<::devalloc::global::allocator_type::creation_policy, ::devalloc::creation::DeviceMalloc>, \
+    "DEVALLOC_OVERWRITE_MALLOC: the global allocator uses creation::DeviceMalloc, i.e. CUDA's "               \
+    "malloc itself; choose another creation policy or do not overwrite malloc");                              \
   DEVALLOC_DETAIL_DEVICE_MALLOC_OVERRIDE
 #if defined(__CUDA_ARCH__)
-#define DEVALLOC_DETAIL_DEVICE_MALLOC_OVERRIDE                                                         \
+#define DEVALLOC_DETAIL_DEVICE_MALLOC_OVERRIDE                                                                 \
   extern "C" __device__ void* malloc(std::size_t bytes) noexcept { return ::devalloc::global::malloc(bytes); } \
   extern "C" __device__ void free(void* p) noexcept { ::devalloc::global::free(p); }
 #else
 #define DEVALLOC_DETAIL_DEVICE_MALLOC_OVERRIDE
 #endif
 #else
-#define DEVALLOC_OVERWRITE_MALLOC()                                                                    \
-  static_assert(!std::is_same_v<::devalloc::global::allocator_type::creation_policy,                   \
-                                ::devalloc::creation::DeviceMalloc>,                                   \
-                "DEVALLOC_OVERWRITE_MALLOC: the global allocator uses creation::DeviceMalloc")
+#define DEVALLOC_OVERWRITE_MALLOC()                                                                           \
+  static_assert(                                                                                              \
+    !std::is_same_v<::devalloc::global::allocator_type::creation_policy, ::devalloc::creation::DeviceMalloc>, \
+    "DEVALLOC_OVERWRITE_MALLOC: the global allocator uses creation::DeviceMalloc")
 #endif

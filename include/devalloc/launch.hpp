@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/launch.hpp
 //
 // devalloc::launch(workers, f): runs `f(i)` for every worker index i in [0, workers) on the
@@ -114,17 +116,17 @@ void launch(std::size_t workers, F f, launch_options options = {})
     for (auto& thread : pool) { thread.join(); }
   };
   try {
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      detail::cpu_sm_id = 1u + static_cast<std::uint32_t>(t % detail::cpu_sm_count);
-      try {
-        for (std::size_t i = t; i < workers; i += threads) { f(i); }
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(error_mutex);
-        if (!first_error) { first_error = std::current_exception(); }
-      }
-    });
-  }
+    for (std::size_t t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        detail::cpu_sm_id = 1u + static_cast<std::uint32_t>(t % detail::cpu_sm_count);
+        try {
+          for (std::size_t i = t; i < workers; i += threads) { f(i); }
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(error_mutex);
+          if (!first_error) { first_error = std::current_exception(); }
+        }
+      });
+    }
   } catch (...) {  // a thread could not be started: join the ones that were, then report
     join_all();
     throw;

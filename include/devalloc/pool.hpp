@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/pool.hpp — the (pointer, size) pair that ReservePool, Alignment and Creation
 // policies pass along on the host while a heap is set up.
 #pragma once

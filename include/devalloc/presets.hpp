@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/presets.hpp
 //
 // Ready-made allocator types for common configurations. Each is a plain alias of
@@ -28,21 +30,21 @@ using device_malloc = Allocator<creation::DeviceMalloc, distribution::Noop, oom:
 
 /// AtomicMalloc: one atomic add per request, 16-byte aligned, no reuse before reset().
 /// For build-once structures (tree nodes, per-step scratch) that are freed all at once.
-using bump = Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
-                       alignment::Shrink<16>>;
+using bump =
+  Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 /// AtomicBump in memory the caller owns (construct with reserve_pool::UserPool{pointer, bytes}).
-using bump_in_user_memory = Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull,
-                                      reserve_pool::UserPool, alignment::Shrink<16>>;
+using bump_in_user_memory =
+  Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull, reserve_pool::UserPool, alignment::Shrink<16>>;
 
 /// AtomicBump that stops the kernel with a message instead of returning nullptr.
-using bump_or_trap = Allocator<creation::AtomicBump, distribution::Noop, oom::Trap, reserve_pool::CudaMalloc,
-                               alignment::Shrink<16>>;
+using bump_or_trap =
+  Allocator<creation::AtomicBump, distribution::Noop, oom::Trap, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 /// ScatterAlloc (creation::Scatter, default configuration): hashed pages with bitfields, reuse of
 /// freed chunks, fully freed pages reset. The general-purpose choice for many small requests.
-using scatter = Allocator<creation::Scatter<>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
-                          alignment::Shrink<16>>;
+using scatter =
+  Allocator<creation::Scatter<>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 /// Scatter's configuration under XMallocSIMD: every request is a whole warp's combined chunk made
 /// by one lane, so the rule that sends small groups to eq. (3)'s shared page is off (it would send

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/stream.hpp
 //
 // devalloc::stream_ref: the stream on which an allocator's host operations (construction, stats(),

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/traits.hpp
 //
 // What a creation policy promises. The host class reads these to choose code paths, and the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/compile_fail/misconfigurations.cpp — each DEVALLOC_CASE must fail to compile with a
 // static_assert that says what to change (checked by CTest against the message).
 #include <devalloc/devalloc.hpp>
@@ -11,11 +13,11 @@ using A = Allocator<creation::DeviceMalloc, distribution::Noop, oom::ReturnNull,
 using A = Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull, reserve_pool::CudaSetLimits,
                     alignment::Shrink<16>>;
 #elif DEVALLOC_CASE == 3  // policies in the wrong slots
-using A = Allocator<distribution::Noop, creation::AtomicBump, oom::ReturnNull, reserve_pool::CudaMalloc,
-                    alignment::Shrink<16>>;
+using A =
+  Allocator<distribution::Noop, creation::AtomicBump, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 #elif DEVALLOC_CASE == 4  // alignment that is not a power of two
-using A = Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
-                    alignment::Shrink<24>>;
+using A =
+  Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<24>>;
 #elif DEVALLOC_CASE == 5  // reset() on an allocator that cannot free everything at once
 using A = presets::device_malloc;
 void f(A& a) { a.reset(); }

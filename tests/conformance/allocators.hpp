@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/conformance/allocators.hpp
 //
 // The named allocator factories the conformance suite is instantiated over (in the manner of RMM's
@@ -34,9 +36,8 @@ struct BumpFactory : default_factory<presets::bump> {
   static constexpr const char* name = "AtomicBump_Shrink16";
 };
 
-struct BumpNoAlignmentFactory
-    : default_factory<Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
-                                alignment::NoAlignment>> {
+struct BumpNoAlignmentFactory : default_factory<Allocator<creation::AtomicBump, distribution::Noop, oom::ReturnNull,
+                                                          reserve_pool::CudaMalloc, alignment::NoAlignment>> {
   static constexpr const char* name = "AtomicBump_NoAlignment";
 };
 
@@ -83,7 +84,10 @@ using all_factories = ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoA
 
 struct factory_names {
   template <class Factory>
-  static std::string GetName(int) { return Factory::name; }
+  static std::string GetName(int)
+  {
+    return Factory::name;
+  }
 };
 
 }  // namespace devalloc::testing

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/conformance/conformance.cpp
 //
 // The conformance suite: one set of tests, instantiated over every allocator factory in
@@ -51,7 +53,8 @@ TYPED_TEST(Conformance, SubsetsOfAWarpAndDivergentLoopsAllocateCorrectly)
 {
   auto allocator = this->make();
   expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{200}, every_other_lane{}), "every other lane");
-  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{200}, one_lane_per_warp{}), "one lane per warp");
+  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{200}, one_lane_per_warp{}),
+               "one lane per warp");
   const auto loop = live_allocations(allocator, scale::workers, 11, mixed_size{200}, data_dependent_loop{});
   EXPECT_GT(loop.requested, scale::workers * 4);
   expect_clean(loop, "data-dependent loop");
@@ -299,7 +302,9 @@ TYPED_TEST(Conformance, AvailableSlotsAgreeOnHostAndDevice)
   } else {
     auto allocator = this->make();
     const std::size_t sizes[] = {1, 16, 64, 256, 4096, 100000};
-    for (std::size_t s : sizes) { EXPECT_EQ(allocator.getAvailableSlots(s), device_available_slots(allocator, s)) << s; }
+    for (std::size_t s : sizes) {
+      EXPECT_EQ(allocator.getAvailableSlots(s), device_available_slots(allocator, s)) << s;
+    }
     std::uintptr_t held[3] = {single_alloc(allocator, 48), single_alloc(allocator, 300), single_alloc(allocator, 5000)};
     for (std::size_t s : sizes) {
       EXPECT_EQ(allocator.getAvailableSlots(s), device_available_slots(allocator, s)) << s;
@@ -315,9 +320,9 @@ TYPED_TEST(Conformance, InfoNamesEveryPolicy)
 {
   using A = typename TestFixture::allocator_type;
   const std::string info = A::info("\n");
-  for (const std::string& name : {A::creation_policy::classname(), A::distribution_policy::classname(),
-                                  A::oom_policy::classname(), A::reserve_pool_policy::classname(),
-                                  A::alignment_policy::classname()}) {
+  for (const std::string& name :
+       {A::creation_policy::classname(), A::distribution_policy::classname(), A::oom_policy::classname(),
+        A::reserve_pool_policy::classname(), A::alignment_policy::classname()}) {
     EXPECT_NE(info.find(name), std::string::npos) << name << " missing from " << info;
   }
 }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/conformance/host_api.cpp
 //
 // Host-side contract of the framework, independent of the allocator: misuse ends in a
@@ -46,10 +48,12 @@ TEST(HostApi, HeapTooSmallForTheCreationPolicyIsRejected)
 
 TEST(HostApi, UserPoolMustBeGivenEnoughMemory)
 {
-  EXPECT_NE(error_message([] { presets::bump_in_user_memory a(1 << 20); }).find("no memory was given"), std::string::npos);
+  EXPECT_NE(error_message([] { presets::bump_in_user_memory a(1 << 20); }).find("no memory was given"),
+            std::string::npos);
   buffer<char> memory(4096);
-  const std::string message =
-    error_message([&] { presets::bump_in_user_memory a(1 << 20, reserve_pool::UserPool{memory.data(), memory.size()}); });
+  const std::string message = error_message([&] {
+    presets::bump_in_user_memory a(1 << 20, reserve_pool::UserPool{memory.data(), memory.size()});
+  });
   EXPECT_NE(message.find("4096"), std::string::npos) << message;
 }
 
@@ -98,7 +102,8 @@ std::vector<unsigned long long> hits_per_worker(std::size_t workers, launch_opti
 {
   buffer<unsigned long long> hits(workers);
   unsigned long long* h = hits.data();
-  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { count(h[i]); }, options);
+  launch(
+    workers, [=] DEVALLOC_DEVICE(std::size_t i) { count(h[i]); }, options);
   return hits.to_host();
 }
 
@@ -113,9 +118,10 @@ TEST(HostApi, LaunchRunsEveryWorkerExactlyOnce)
 #if DEVALLOC_BACKEND_CPU
 TEST(HostApi, LaunchRethrowsAWorkersException)
 {
-  EXPECT_THROW(launch(8, [](std::size_t i) {
-                 if (i == 5) { throw std::runtime_error("worker 5"); }
-               }),
+  EXPECT_THROW(launch(8,
+                      [](std::size_t i) {
+                        if (i == 5) { throw std::runtime_error("worker 5"); }
+                      }),
                std::runtime_error);
 }
 #else

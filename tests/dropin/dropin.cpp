@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/dropin/dropin.cpp — the opt-in global allocator and the device malloc/free override
 // (devalloc/global.hpp). A program of its own, since the override applies to the whole program.
 #include <cstdint>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/mixed/cuda_part.cu — compiled by nvcc: the CUDA backend, default configuration.
 #include "part_body.hpp"
 

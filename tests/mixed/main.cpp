@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/mixed/main.cpp — one program of .cpp (g++) and .cu (nvcc) files that all use devalloc, as a
 // CUDA application usually is. Each part must get its own backend's and its own configuration's
 // code: the CPU parts allocate from host memory and verify every allocation; the CUDA part runs on
@@ -28,7 +30,8 @@ int main()
   const part_report cpu = cpu_part(workers);
   check(cpu.error.empty(), "CPU part ran (" + cpu.error + ")");
   check(cpu.backend == "cpu", "CPU part reports the cpu backend, got " + cpu.backend);
-  check(cpu.verified == workers, "CPU part verified " + std::to_string(cpu.verified) + " of " + std::to_string(workers));
+  check(cpu.verified == workers,
+        "CPU part verified " + std::to_string(cpu.verified) + " of " + std::to_string(workers));
   check(contains(cpu.info, "pagesize=4096"), "CPU part has the default page size: " + cpu.info);
 
   const part_report small = cpu_part_small_pages(workers);

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/mixed/mixed_parts.hpp — the functions each translation unit of the mixed program defines.
 // Each part builds its own heap with devalloc's presets, allocates from `workers` workers, writes
 // and verifies every allocation, and reports what it saw. The parts are compiled by different

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/mixed/part_body.hpp — the body every part of the mixed program shares: a Scatter heap,
 // one allocation per worker, a pattern written and verified. Included by each part so that the
 // same inline functions are instantiated in translation units of different backends/configurations.
@@ -24,7 +26,9 @@ struct fill_and_check {
     bool ok = true;
     for (std::size_t k = 0; k < bytes; ++k) { ok = ok && p[k] == static_cast<unsigned char>(i + k); }
     heap.dealloc(p);
-    if (ok) { devalloc::detail::device_atomic<unsigned long long>(*good).fetch_add(1, devalloc::detail::memory_order_relaxed); }
+    if (ok) {
+      devalloc::detail::device_atomic<unsigned long long>(*good).fetch_add(1, devalloc::detail::memory_order_relaxed);
+    }
   }
 };
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/scatter/scatter_override.cpp — built with -DDEVALLOC_SCATTER_<NAME>=... for every
 // parameter (see CMakeLists.txt): the defaults of ScatterConfig and XMallocSIMDConfig follow the
 // compile definitions (mallocMC thesis §4.3.7), and the resulting allocator works.
@@ -35,7 +37,8 @@ TEST(ScatterOverride, CompileDefinitionsChangeTheDefaults)
   const std::string name = creation::Scatter<>::classname();
   EXPECT_EQ(name,
             "Scatter<pagesize=1024, accessblocksize=65536, regionsize=8, wastefactor=3, resetfreedpages=0, k_S=101, "
-            "k_mp=103, hash_warp_term=0, hash_spread=3, sequence_fallback=1, sequence_min_lanes=8, sequence_shared_spots=2, scan_ahead=1, "
+            "k_mp=103, hash_warp_term=0, hash_spread=3, sequence_fallback=1, sequence_min_lanes=8, "
+            "sequence_shared_spots=2, scan_ahead=1, "
             "size_classes=1>");
   presets::scatter_simd allocator(1u << 20);
   const auto c = allocator.handle().creation();

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/scatter/scatter_probes.cpp — Scatter's search, observed through the probe hooks
 // (detail/probe.hpp). Its own binary, CPU backend only: DEVALLOC_PROBE must be defined before
 // devalloc is included, and every translation unit of a program must see the same definition.
@@ -38,20 +40,19 @@ struct ScanConfig : creation::ScatterConfig {
   static constexpr bool scan_ahead = Scan;
 };
 template <bool Scan>
-using allocator_t =
-  Allocator<creation::Scatter<ScanConfig<Scan>>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
-            alignment::Shrink<16>>;
+using allocator_t = Allocator<creation::Scatter<ScanConfig<Scan>>, distribution::Noop, oom::ReturnNull,
+                              reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 unsigned long long seen(probe::event e) { return probe_testing::events[e].load(); }
 
 /// What one 16-byte request did on a heap where every page holds one 2048-byte chunk of two (not
 /// full, and a class a 16-byte request does not accept) except one free page.
 struct small_request {
-  std::uint32_t page = ~0u;       ///< page the request landed on (~0u: nullptr)
-  std::uint32_t free_page = 0;    ///< the only free page
-  unsigned long long tries = 0;   ///< probe::page_try
-  unsigned long long pass1 = 0;   ///< probe::pass1
-  unsigned long long scans = 0;   ///< probe::scan_skip
+  std::uint32_t page = ~0u;      ///< page the request landed on (~0u: nullptr)
+  std::uint32_t free_page = 0;   ///< the only free page
+  unsigned long long tries = 0;  ///< probe::page_try
+  unsigned long long pass1 = 0;  ///< probe::pass1
+  unsigned long long scans = 0;  ///< probe::scan_skip
 };
 
 template <bool Scan>

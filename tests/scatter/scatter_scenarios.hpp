@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/scatter/scatter_scenarios.hpp
 //
 // Worker-side scenarios of the Scatter tests, as free function templates over the allocator type:
@@ -86,7 +88,8 @@ DEVALLOC_DEVICE inline void write_words(void* p, std::size_t bytes, std::uint64_
   for (std::size_t j = 0; j < bytes / 4; ++j) { w[j] = checksum(owner, k, j); }
 }
 
-DEVALLOC_DEVICE inline unsigned long long bad_words(const void* p, std::size_t bytes, std::uint64_t owner, std::uint64_t k)
+DEVALLOC_DEVICE inline unsigned long long bad_words(const void* p, std::size_t bytes, std::uint64_t owner,
+                                                    std::uint64_t k)
 {
   const auto* w = static_cast<const std::uint32_t*>(p);
   unsigned long long bad = 0;
@@ -101,14 +104,22 @@ struct class_size {
   {
     const std::uint32_t r = mix(i, k + 99);
     switch (r % 8) {
-      case 0: return 16;
-      case 1: return 48;
-      case 2: return 64 + (r >> 8) % 200 / 4 * 4;
-      case 3: return 256;
-      case 4: return 1000;
-      case 5: return pagesize;
-      case 6: return pagesize + 4;
-      default: return 4 + (r >> 8) % 3000 / 4 * 4;
+      case 0:
+        return 16;
+      case 1:
+        return 48;
+      case 2:
+        return 64 + (r >> 8) % 200 / 4 * 4;
+      case 3:
+        return 256;
+      case 4:
+        return 1000;
+      case 5:
+        return pagesize;
+      case 6:
+        return pagesize + 4;
+      default:
+        return 4 + (r >> 8) % 3000 / 4 * 4;
     }
   }
 };
@@ -119,8 +130,7 @@ class filler {
  public:
   filler(Allocator& allocator, std::size_t capacity)
       : handle_(allocator.handle()), capacity_(capacity), table_(capacity), count_(1)
-  {
-  }
+  {}
 
   /// `workers` workers each allocate size(i, k) until their first nullptr (or `limit` per
   /// worker), writing checksums. Returns the number of chunks added by this call.
@@ -139,7 +149,8 @@ class filler {
           const std::size_t bytes = size(i, k);
           void* p = handle.alloc(bytes);
           if (p == nullptr) { return; }
-          const unsigned long long slot = detail::device_atomic<unsigned long long>(*n).fetch_add(1, detail::memory_order_relaxed);
+          const unsigned long long slot =
+            detail::device_atomic<unsigned long long>(*n).fetch_add(1, detail::memory_order_relaxed);
           if (slot >= capacity) {  // cannot happen unless chunks overlap: keep it countable
             handle.dealloc(p);
             return;
@@ -171,7 +182,9 @@ class filler {
     unsigned long long* b = bad.data();
     void** t = table_.data();
     launch(
-      count(), [=] DEVALLOC_DEVICE(std::size_t slot) { testing::count(*b, bad_words(t[slot], bytes_of(slot), slot, 0)); }, opts());
+      count(),
+      [=] DEVALLOC_DEVICE(std::size_t slot) { testing::count(*b, bad_words(t[slot], bytes_of(slot), slot, 0)); },
+      opts());
     return bad.get(0);
   }
 
@@ -180,7 +193,8 @@ class filler {
   {
     auto handle = handle_;
     void** t = table_.data();
-    launch(count(), [=] DEVALLOC_DEVICE(std::size_t slot) { handle.dealloc(t[slot]); }, opts());
+    launch(
+      count(), [=] DEVALLOC_DEVICE(std::size_t slot) { handle.dealloc(t[slot]); }, opts());
     count_.zero();
   }
 
@@ -235,7 +249,8 @@ void free_each(Allocator& allocator, const std::vector<std::uintptr_t>& ps)
   buffer<std::uintptr_t> table(ps.size());
   table.assign(ps);
   std::uintptr_t* t = table.data();
-  launch(ps.size(), [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(reinterpret_cast<void*>(t[i])); }, opts());
+  launch(
+    ps.size(), [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(reinterpret_cast<void*>(t[i])); }, opts());
 }
 
 /// getAvailableSlots(bytes) on the device, computed by `workers` workers at once (on the GPU the
@@ -287,7 +302,8 @@ std::size_t alloc_with_retries(Allocator& allocator, std::size_t workers, std::s
       t[i] = p;
     },
     opts());
-  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(t[i]); }, opts());
+  launch(
+    workers, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(t[i]); }, opts());
   return static_cast<std::size_t>(failed.get(0));
 }
 
@@ -419,8 +435,9 @@ std::vector<std::uintptr_t> alloc_each_once(Allocator& allocator, std::size_t wo
   auto handle = allocator.handle();
   buffer<std::uintptr_t> out(workers);
   std::uintptr_t* o = out.data();
-  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { o[i] = reinterpret_cast<std::uintptr_t>(handle.alloc(bytes)); },
-         opts());
+  launch(
+    workers, [=] DEVALLOC_DEVICE(std::size_t i) { o[i] = reinterpret_cast<std::uintptr_t>(handle.alloc(bytes)); },
+    opts());
   return out.to_host();
 }
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/scatter/scatter_tests.cpp
 //
 // Tests of creation::Scatter and distribution::XMallocSIMD beyond the conformance suite: the page
@@ -83,10 +85,7 @@ struct two_sizes {
 };
 
 struct sizes_16_to_1024 {
-  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
-  {
-    return 16 + (mix(i, k) % 64) * 16;
-  }
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const { return 16 + (mix(i, k) % 64) * 16; }
 };
 
 template <class A>
@@ -109,8 +108,7 @@ TEST(ScatterConfiguration, ClassnameNamesEveryParameter)
   const std::string name = creation::Scatter<>::classname();
   for (const char* part : {"pagesize=", "accessblocksize=", "regionsize=", "wastefactor=", "resetfreedpages=", "k_S=",
                            "k_mp=", "hash_warp_term=", "hash_spread=", "sequence_fallback=", "sequence_min_lanes=",
-                           "sequence_shared_spots=", "scan_ahead=",
-                           "size_classes="}) {
+                           "sequence_shared_spots=", "scan_ahead=", "size_classes="}) {
     EXPECT_NE(name.find(part), std::string::npos) << part << " missing in " << name;
   }
   EXPECT_NE(name.find("pagesize=" + std::to_string(DEVALLOC_SCATTER_PAGESIZE)), std::string::npos);
@@ -264,7 +262,8 @@ struct configuration_names {
   template <class A>
   static std::string GetName(int i)
   {
-    const char* names[] = {"Default", "DefaultSimd", "NoReset", "SmallBlocks", "Page1KSimd", "PaperHash", "SequenceScan"};
+    const char* names[] = {"Default",    "DefaultSimd", "NoReset",     "SmallBlocks",
+                           "Page1KSimd", "PaperHash",   "SequenceScan"};
     return names[i];
   }
 };
@@ -296,11 +295,13 @@ TYPED_TEST(ScatterEach, DivergentCallersGetDisjointChunks)
   TypeParam allocator(scale::heap);
   expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{300}, every_other_lane{}, opts()), allocator,
                "every other lane");
-  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{300}, one_lane_per_warp{}, opts()), allocator, "one lane");
+  expect_clean(live_allocations(allocator, scale::workers, 4, mixed_size{300}, one_lane_per_warp{}, opts()), allocator,
+               "one lane");
   const auto loop = live_allocations(allocator, scale::workers, 9, mixed_size{300}, data_dependent_loop{}, opts());
   EXPECT_GT(loop.requested, scale::workers * 3);
   expect_clean(loop, allocator, "data-dependent loop");
-  expect_clean(live_allocations(allocator, scale::workers, 3, fixed_size{64}, all_workers{}, opts()), allocator, "all lanes");
+  expect_clean(live_allocations(allocator, scale::workers, 3, fixed_size{64}, all_workers{}, opts()), allocator,
+               "all lanes");
   expect_empty(allocator, "after freeing");
 }
 
@@ -360,8 +361,8 @@ TYPED_TEST(ScatterEach, AvailableSlotsAgreeOnHostDeviceAndWithFilling)
   // Some live allocations of every class so that pages of all kinds exist.
   filler<TypeParam> background(allocator, 4096);
   background.fill(8, class_size{page}, 40);
-  const std::vector<std::size_t> sizes = {1, 16, 40, 48, 64, 100, 256, 1000, page / 2, page, page + 1, 3 * page,
-                                          10 * page + 5, 100 * page};
+  const std::vector<std::size_t> sizes = {1,    16,       40,   48,       64,       100,           256,
+                                          1000, page / 2, page, page + 1, 3 * page, 10 * page + 5, 100 * page};
   for (std::size_t s : sizes) {
     const std::size_t host = allocator.getAvailableSlots(s);
     EXPECT_EQ(device_slots(allocator, s)[0], host) << s;
@@ -389,7 +390,8 @@ TYPED_TEST(ScatterEach, AvailableSlotsAgreeOnHostDeviceAndWithFilling)
 TYPED_TEST(ScatterEach, ResetFreesEverything)
 {
   TypeParam allocator(scale::heap);
-  const std::size_t fresh16 = allocator.getAvailableSlots(16), fresh_page = allocator.getAvailableSlots(pagesize_of<TypeParam>());
+  const std::size_t fresh16 = allocator.getAvailableSlots(16),
+                    fresh_page = allocator.getAvailableSlots(pagesize_of<TypeParam>());
   filler<TypeParam> f(allocator, 1u << 16);
   f.fill(scale::fill_workers, class_size{pagesize_of<TypeParam>()}, 64);
   allocator.reset();
@@ -446,7 +448,8 @@ TEST(ScatterFailureClasses, ResetRacesLeaveNoStaleChunkSize)
   unsigned long long nulls = 0;
   EXPECT_EQ(churn(allocator, scale::workers, 10, two_sizes{}, &nulls, opts()), 0u);
   EXPECT_EQ(c.check_invariants_host(), "");
-  EXPECT_EQ(allocator.getAvailableSlots(4096), c.page_count()) << "a page kept a stale chunk size (nulls: " << nulls << ")";
+  EXPECT_EQ(allocator.getAvailableSlots(4096), c.page_count())
+    << "a page kept a stale chunk size (nulls: " << nulls << ")";
 }
 
 template <class A>
@@ -652,7 +655,8 @@ page_census census_of(const A& allocator)
     const auto& e = by_chunk[order[k].second];
     c.top += " " + std::to_string(order[k].second) + ":" + std::to_string(e.first) + "@" +
              std::to_string(static_cast<int>(100.0 * static_cast<double>(e.second) /
-                                             (static_cast<double>(e.first) * S::layout_of(order[k].second).spots))) + "%";
+                                             (static_cast<double>(e.first) * S::layout_of(order[k].second).spots))) +
+             "%";
   }
   return c;
 }
@@ -668,10 +672,11 @@ void report_census(const char* name, Size size, bool must_succeed)
   for (std::size_t i = 0; i < scale::workers; ++i) {
     for (std::size_t k = 0; k < 4; ++k) { requested_bytes += size(i, k); }
   }
-  std::printf("census %-10s max %4zu: %zu of %zu null, %.1f MB asked; pages %zu free, %zu split, %zu large; "
-              "%zu chunk sizes; chunks used %.1f %%, bytes %.1f %%; top%s\n",
-              name, size.max_bytes, r.returned_null, r.requested, static_cast<double>(requested_bytes) / 1e6, c.free_pages,
-              c.split_pages, c.large_pages, c.chunk_sizes, 100 * c.chunk_fill, 100 * c.byte_fill, c.top.c_str());
+  std::printf(
+    "census %-10s max %4zu: %zu of %zu null, %.1f MB asked; pages %zu free, %zu split, %zu large; "
+    "%zu chunk sizes; chunks used %.1f %%, bytes %.1f %%; top%s\n",
+    name, size.max_bytes, r.returned_null, r.requested, static_cast<double>(requested_bytes) / 1e6, c.free_pages,
+    c.split_pages, c.large_pages, c.chunk_sizes, 100 * c.chunk_fill, 100 * c.byte_fill, c.top.c_str());
   EXPECT_EQ(r.overlaps + r.pattern_errors + r.misaligned, 0u) << name;
   if (must_succeed) { EXPECT_EQ(r.returned_null, 0u) << name << ": nullptr while most of the heap is free"; }
   EXPECT_EQ(creation_of(allocator).check_invariants_host(), "") << name;
@@ -750,10 +755,10 @@ TEST(ScatterProtocol, PointersThatAreNoChunkStartAreInvalidAndChangeNothing)
   const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(c.data_begin()) + std::uintptr_t{page} * S::pagesize;
   ASSERT_LT(layout.spots * before.chunk, S::pagesize);
   const std::vector<std::uintptr_t> invalid = {
-    p + 8,                                   // inside the chunk
-    base + layout.spots * before.chunk,      // behind the last chunk
-    base + S::pagesize - 4,                  // the first segment's bitfield
-    base + S::pagesize - 16,                 // 16-aligned, in the bitfield area
+    p + 8,                               // inside the chunk
+    base + layout.spots * before.chunk,  // behind the last chunk
+    base + S::pagesize - 4,              // the first segment's bitfield
+    base + S::pagesize - 16,             // 16-aligned, in the bitfield area
   };
   for (std::uintptr_t x : invalid) { single_dealloc(allocator, x); }
   EXPECT_EQ(allocator.stats().invalid_frees, invalid.size());
@@ -764,7 +769,8 @@ TEST(ScatterProtocol, PointersThatAreNoChunkStartAreInvalidAndChangeNothing)
   // other is no chunk start. Neither changes the page.
   const std::uint32_t last = c.page_count() - 1u;
   ASSERT_EQ(c.page_host(last).chunk, 0u);
-  const std::uintptr_t free_page = reinterpret_cast<std::uintptr_t>(c.data_begin()) + std::uintptr_t{last} * S::pagesize;
+  const std::uintptr_t free_page =
+    reinterpret_cast<std::uintptr_t>(c.data_begin()) + std::uintptr_t{last} * S::pagesize;
   allocator.reset_stats();
   single_dealloc(allocator, free_page + 32);
   single_dealloc(allocator, free_page + 40);
@@ -790,7 +796,7 @@ TEST(ScatterProtocol, MultiPageChunksAreFreedOnlyFromTheirFirstPage)
   EXPECT_EQ(chunk_starts(allocator, {p, p + 16, p + page_bytes, p + 3 * page_bytes + 5}),
             (std::vector<std::uintptr_t>{p, p, p, p}))
     << "chunk_start must find the first page of a multi-page chunk";
-  single_dealloc(allocator, p + page_bytes);          // the start of an inner page
+  single_dealloc(allocator, p + page_bytes);  // the start of an inner page
   single_dealloc(allocator, p + 2 * page_bytes + 16);
   single_dealloc(allocator, p + 16);
   EXPECT_EQ(allocator.stats().invalid_frees, 3u);
@@ -977,9 +983,7 @@ TEST(ScatterXMallocSIMD, AWarpsRequestsShareChunksThatReturnWhenAllMembersFree)
   for (const auto& [chunk, n] : slices) {
     EXPECT_EQ(shared_members(allocator, chunk), n) << "the header of a combined chunk does not count its slices";
   }
-  if constexpr (DefaultSimd::combines_requests) {
-    EXPECT_FALSE(slices.empty()) << "XMallocSIMD combined nothing";
-  }
+  if constexpr (DefaultSimd::combines_requests) { EXPECT_FALSE(slices.empty()) << "XMallocSIMD combined nothing"; }
   free_each(allocator, ps);
   EXPECT_EQ(allocator.stats().invalid_frees, 0u);
   EXPECT_EQ(allocator.stats().double_frees, 0u);
@@ -1054,7 +1058,7 @@ TEST(ScatterXMallocSIMD, SlicesOfAChunkWithoutAValidHeaderAreInvalid)
   const std::uintptr_t chunk = create_shared_chunk(allocator, 160, 0);  // allocated alone: no header
   ASSERT_NE(chunk, 0u);
   const std::uint32_t page = c.page_of(reinterpret_cast<void*>(chunk));
-  store_word(chunk, 3);        // a member count and a byte count as a header holds them, but no tag
+  store_word(chunk, 3);  // a member count and a byte count as a header holds them, but no tag
   store_word(chunk + 4, 160);
   single_dealloc(allocator, chunk + 16);
   EXPECT_EQ(allocator.stats().invalid_frees, 1u) << "a slice of a chunk whose header lacks the tag";

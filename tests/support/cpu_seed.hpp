@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/support/cpu_seed.hpp
 //
 // CPU backend: when a test fails after devalloc::launch ran warps on the warp emulator with the
@@ -20,9 +22,10 @@ class cpu_seed_reporter : public ::testing::EmptyTestEventListener {
   {
     if (info.result() != nullptr && info.result()->Failed() &&
         detail::cpu::launch_counter().load(std::memory_order_relaxed) != 0) {
-      std::printf("devalloc: the lane schedules of this process came from DEVALLOC_CPU_SEED=%llu "
-                  "(set it, and run the same tests, to repeat them)\n",
-                  static_cast<unsigned long long>(detail::cpu::base_seed()));
+      std::printf(
+        "devalloc: the lane schedules of this process came from DEVALLOC_CPU_SEED=%llu "
+        "(set it, and run the same tests, to repeat them)\n",
+        static_cast<unsigned long long>(detail::cpu::base_seed()));
     }
   }
 };

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/support/misuse.hpp
 //
 // Scenarios of dealloc() misuse (interior pointers, double frees, foreign pointers) shared by the
@@ -39,9 +41,7 @@ unsigned long long pattern_errors_at(Allocator&, std::uintptr_t p, std::size_t b
 {
   buffer<unsigned long long> out(1);
   unsigned long long* o = out.data();
-  launch(1, [=] DEVALLOC_DEVICE(std::size_t) {
-    o[0] = pattern_errors(reinterpret_cast<const void*>(p), bytes, seed);
-  });
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { o[0] = pattern_errors(reinterpret_cast<const void*>(p), bytes, seed); });
   return out.get(0);
 }
 
@@ -79,7 +79,8 @@ void dealloc_each(Allocator& allocator, const std::vector<std::uintptr_t>& ps, l
   buffer<std::uintptr_t> table(ps.size());
   table.assign(ps);
   const std::uintptr_t* t = table.data();
-  launch(ps.size(), [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(reinterpret_cast<void*>(t[i])); }, options);
+  launch(
+    ps.size(), [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(reinterpret_cast<void*>(t[i])); }, options);
 }
 
 /// The message of the devalloc::error check_errors() throws, or "" if it does not throw.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/support/scenarios.hpp
 //
 // Worker-side scenarios shared by every test suite (conformance, scatter, drop-in), as free
@@ -40,7 +42,8 @@ struct scale {
 
 DEVALLOC_HOST_DEVICE inline std::uint32_t pattern_seed(std::size_t owner, std::size_t index)
 {
-  std::uint64_t x = (static_cast<std::uint64_t>(owner) << 24) ^ static_cast<std::uint64_t>(index) ^ 0x9E3779B97F4A7C15ull;
+  std::uint64_t x =
+    (static_cast<std::uint64_t>(owner) << 24) ^ static_cast<std::uint64_t>(index) ^ 0x9E3779B97F4A7C15ull;
   x ^= x >> 31;
   x *= 0xBF58476D1CE4E5B9ull;
   x ^= x >> 29;
@@ -65,7 +68,9 @@ DEVALLOC_DEVICE inline unsigned pattern_errors(const void* p, std::size_t bytes,
   unsigned errors = 0;
   if (((reinterpret_cast<std::uintptr_t>(p) | bytes) & 3u) == 0) {
     const auto* w = static_cast<const std::uint32_t*>(p);
-    for (std::size_t i = 0; i < bytes / 4; ++i) { errors += w[i] != seed * 2654435761u + static_cast<std::uint32_t>(i); }
+    for (std::size_t i = 0; i < bytes / 4; ++i) {
+      errors += w[i] != seed * 2654435761u + static_cast<std::uint32_t>(i);
+    }
   } else {
     const auto* b = static_cast<const unsigned char*>(p);
     for (std::size_t i = 0; i < bytes; ++i) { errors += b[i] != static_cast<unsigned char>(seed + 131u * i); }
@@ -123,11 +128,11 @@ struct data_dependent_loop {
 // ---------------------------------------------------------------------------------------------
 
 struct live_allocations_result {
-  std::size_t requested = 0;       // alloc() calls made
-  std::size_t returned_null = 0;   // of those, nullptr
+  std::size_t requested = 0;      // alloc() calls made
+  std::size_t returned_null = 0;  // of those, nullptr
   unsigned long long pattern_errors = 0;
   unsigned long long misaligned = 0;
-  std::size_t overlaps = 0;        // between live allocations, from the host-side range check
+  std::size_t overlaps = 0;  // between live allocations, from the host-side range check
 };
 
 /// `workers` workers each make up to `per_worker` allocations of size(i, k) bytes and write them;
@@ -258,8 +263,7 @@ class heap_filler {
         capacity_(allocator.heap_bytes() / bytes + 1),
         table_(capacity_),
         counters_(3)
-  {
-  }
+  {}
 
   fill_result fill()
   {
@@ -296,7 +300,9 @@ class heap_filler {
     result.pattern_errors = counters_.get(2);
     std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
     const std::vector<void*> host = table_.to_host();
-    for (std::size_t k = 0; k < chunks_; ++k) { ranges.emplace_back(reinterpret_cast<std::uintptr_t>(host[k]), bytes_); }
+    for (std::size_t k = 0; k < chunks_; ++k) {
+      ranges.emplace_back(reinterpret_cast<std::uintptr_t>(host[k]), bytes_);
+    }
     result.overlaps = count_overlaps(std::move(ranges));
     return result;
   }

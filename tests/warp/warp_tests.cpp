@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // tests/warp/warp_tests.cpp
 //
 // The CPU backend's warp emulator (detail/cpu_warp.hpp) under devalloc::launch: every primitive of
@@ -190,7 +192,7 @@ void check(const std::vector<record>& all, std::map<unsigned, unsigned>& sizes)
 TEST(CpuWarp, PrimitivesMatchASerialReferenceUnderRandomSubsets)
 {
   constexpr std::size_t workers = 3 * 32 + 9;  // a partial last warp
-  std::map<unsigned, unsigned> group_sizes;     // lanes in a group -> groups of that size
+  std::map<unsigned, unsigned> group_sizes;    // lanes in a group -> groups of that size
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     check(run_primitives(workers, seed), group_sizes);
@@ -275,10 +277,13 @@ TEST(CpuWarp, OneLaneModeAndPlainThreadsAreOneLaneWarps)
   std::vector<std::uint32_t> mask(64), lane(64);
   launch_options o;
   o.cpu_lanes = 1;
-  launch(64, [&](std::size_t i) {
-    mask[i] = detail::active_mask();
-    lane[i] = detail::lane_id();
-  }, o);
+  launch(
+    64,
+    [&](std::size_t i) {
+      mask[i] = detail::active_mask();
+      lane[i] = detail::lane_id();
+    },
+    o);
   for (std::size_t i = 0; i < 64; ++i) {
     EXPECT_EQ(mask[i], 1u);
     EXPECT_EQ(lane[i], 0u);
@@ -303,7 +308,9 @@ TEST(CpuWarp, EnvironmentSetsTheLaneCount)
   EXPECT_EQ(lane[33], 1u);
   launch_options bad;
   bad.cpu_lanes = 33;
-  EXPECT_THROW(launch(1, [](std::size_t) {}, bad), devalloc::error);
+  EXPECT_THROW(launch(
+                 1, [](std::size_t) {}, bad),
+               devalloc::error);
 }
 
 /// launch's devalloc::error message for a worker function that misuses the primitives.
@@ -333,8 +340,9 @@ TEST(CpuWarp, ADeadlockIsReported)
 
 TEST(CpuWarp, MisusedPrimitivesAreReported)
 {
-  EXPECT_NE(report_of([](std::size_t) { (void)detail::ballot(0x1u << ((detail::lane_id() + 1) % 32), true); })
-              .find("which lacks the caller"),
+  EXPECT_NE(report_of([](std::size_t) {
+              (void)detail::ballot(0x1u << ((detail::lane_id() + 1) % 32), true);
+            }).find("which lacks the caller"),
             std::string::npos);
   EXPECT_NE(report_of([](std::size_t) {
               const std::uint32_t m = detail::active_mask();

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/alignment/no_alignment.hpp
 //
 // AlignmentPolicy `NoAlignment` (mallocMC thesis §3.4): leaves the pool and every request as they

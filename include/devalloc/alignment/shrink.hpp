@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/alignment/shrink.hpp
 //
 // AlignmentPolicy `Shrink<N>` (mallocMC thesis §3.4, §4.3.2): aligns the pool's start up to N

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/creation/atomic_bump.hpp
 //
 // CreationPolicy `AtomicBump`: AtomicMalloc of Vinkler & Havran ("Register Efficient Dynamic
@@ -39,11 +41,16 @@ class AtomicBump {
     static constexpr std::size_t header_bytes = 256;
   };
 
-  static constexpr creation_traits traits{
-    /*reuses_freed_memory*/ false, /*exact_refill*/ true, /*checks_ownership*/ true,
-    /*provides_available_slots*/ true, /*natural_alignment*/ 1, /*needs_pool*/ true,
-    /*resettable*/ true, /*detects_invalid_pointers*/ false, /*detects_double_free*/ false,
-    /*supports_shared_chunks*/ false};
+  static constexpr creation_traits traits{/*reuses_freed_memory*/ false,
+                                          /*exact_refill*/ true,
+                                          /*checks_ownership*/ true,
+                                          /*provides_available_slots*/ true,
+                                          /*natural_alignment*/ 1,
+                                          /*needs_pool*/ true,
+                                          /*resettable*/ true,
+                                          /*detects_invalid_pointers*/ false,
+                                          /*detects_double_free*/ false,
+                                          /*supports_shared_chunks*/ false};
 
   AtomicBump() = default;
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/creation/device_malloc.hpp
 //
 // CreationPolicy `DeviceMalloc`: the platform's own allocator as a baseline (Vinkler & Havran §4.2
@@ -37,11 +39,16 @@ class DeviceMalloc {
  public:
   struct config {};
 
-  static constexpr creation_traits traits{
-    /*reuses_freed_memory*/ true, /*exact_refill*/ true, /*checks_ownership*/ false,
-    /*provides_available_slots*/ false, /*natural_alignment*/ 16, /*needs_pool*/ false,
-    /*resettable*/ false, /*detects_invalid_pointers*/ false, /*detects_double_free*/ false,
-    /*supports_shared_chunks*/ false};
+  static constexpr creation_traits traits{/*reuses_freed_memory*/ true,
+                                          /*exact_refill*/ true,
+                                          /*checks_ownership*/ false,
+                                          /*provides_available_slots*/ false,
+                                          /*natural_alignment*/ 16,
+                                          /*needs_pool*/ false,
+                                          /*resettable*/ false,
+                                          /*detects_invalid_pointers*/ false,
+                                          /*detects_double_free*/ false,
+                                          /*supports_shared_chunks*/ false};
 
   DeviceMalloc() = default;
 
@@ -117,7 +124,10 @@ class DeviceMalloc {
 
   DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
 
-  static std::string classname() { return DEVALLOC_BACKEND_CUDA ? "DeviceMalloc(CUDA malloc)" : "DeviceMalloc(std::malloc)"; }
+  static std::string classname()
+  {
+    return DEVALLOC_BACKEND_CUDA ? "DeviceMalloc(CUDA malloc)" : "DeviceMalloc(std::malloc)";
+  }
 
  private:
   std::size_t limit_ = 0;  // the heap size: larger requests fail at once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/creation/scatter.hpp
 //
 // CreationPolicy `Scatter<Config>`: ScatterAlloc (Steinberger et al. 2012, §5 and §6) as the
@@ -159,21 +161,10 @@ namespace creation {
 /// from it to override members in code. Because the defaults are template arguments, two
 /// translation units built with different -DDEVALLOC_SCATTER_* values get different types (and
 /// symbols), never two definitions of one.
-template <std::uint32_t PageSize,
-          unsigned long long AccessBlockSize,
-          std::uint32_t RegionSize,
-          std::uint32_t WasteFactor,
-          bool ResetFreedPages,
-          std::uint32_t HashKSize,
-          std::uint32_t HashKMp,
-          std::uint32_t HashWarpTerm,
-          bool SizeClasses,
-          std::uint32_t HashSpread,
-          std::uint32_t SequenceFallback,
-          std::uint32_t SequenceMinLanes,
-          std::uint32_t SequenceSharedSpots,
-          bool ScanAhead,
-          bool PrefetchState,
+template <std::uint32_t PageSize, unsigned long long AccessBlockSize, std::uint32_t RegionSize,
+          std::uint32_t WasteFactor, bool ResetFreedPages, std::uint32_t HashKSize, std::uint32_t HashKMp,
+          std::uint32_t HashWarpTerm, bool SizeClasses, std::uint32_t HashSpread, std::uint32_t SequenceFallback,
+          std::uint32_t SequenceMinLanes, std::uint32_t SequenceSharedSpots, bool ScanAhead, bool PrefetchState,
           std::uint32_t OpenWaitReads>
 struct basic_scatter_config {
   /// Bytes per page. Requests up to this size share pages; larger ones take consecutive pages.
@@ -260,22 +251,14 @@ struct basic_scatter_config {
 };
 
 /// The default configuration (build-time overridable through the DEVALLOC_SCATTER_* macros above).
-using ScatterConfig = basic_scatter_config<DEVALLOC_SCATTER_PAGESIZE,
-                                    DEVALLOC_SCATTER_ACCESSBLOCKSIZE,
-                                    DEVALLOC_SCATTER_REGIONSIZE,
-                                    DEVALLOC_SCATTER_WASTEFACTOR,
-                                    (DEVALLOC_SCATTER_RESETFREEDPAGES != 0),
-                                    DEVALLOC_SCATTER_HASH_K_SIZE,
-                                    DEVALLOC_SCATTER_HASH_K_MP,
-                                    DEVALLOC_SCATTER_HASH_WARP_TERM,
-                                    (DEVALLOC_SCATTER_SIZE_CLASSES != 0),
-                                    DEVALLOC_SCATTER_HASH_SPREAD,
-                                    DEVALLOC_SCATTER_SEQUENCE_FALLBACK,
-                                    DEVALLOC_SCATTER_SEQUENCE_MIN_LANES,
-                                    DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS,
-                                    (DEVALLOC_SCATTER_SCAN_AHEAD != 0),
-                                    (DEVALLOC_SCATTER_PREFETCH_STATE != 0),
-                                    DEVALLOC_SCATTER_OPEN_WAIT_READS>;
+using ScatterConfig =
+  basic_scatter_config<DEVALLOC_SCATTER_PAGESIZE, DEVALLOC_SCATTER_ACCESSBLOCKSIZE, DEVALLOC_SCATTER_REGIONSIZE,
+                       DEVALLOC_SCATTER_WASTEFACTOR, (DEVALLOC_SCATTER_RESETFREEDPAGES != 0),
+                       DEVALLOC_SCATTER_HASH_K_SIZE, DEVALLOC_SCATTER_HASH_K_MP, DEVALLOC_SCATTER_HASH_WARP_TERM,
+                       (DEVALLOC_SCATTER_SIZE_CLASSES != 0), DEVALLOC_SCATTER_HASH_SPREAD,
+                       DEVALLOC_SCATTER_SEQUENCE_FALLBACK, DEVALLOC_SCATTER_SEQUENCE_MIN_LANES,
+                       DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS, (DEVALLOC_SCATTER_SCAN_AHEAD != 0),
+                       (DEVALLOC_SCATTER_PREFETCH_STATE != 0), DEVALLOC_SCATTER_OPEN_WAIT_READS>;
 
 template <class Config = ScatterConfig>
 class Scatter {
@@ -303,22 +286,26 @@ class Scatter {
   static_assert(pagesize >= 256 && pagesize % 256 == 0 && pagesize <= (1u << 30),
                 "Scatter: pagesize must be a multiple of 256 between 256 and 2^30 bytes; change Config::pagesize "
                 "or -DDEVALLOC_SCATTER_PAGESIZE");
-  static_assert(accessblocksize >= 1, "Scatter: accessblocksize must be at least 1 byte (it is rounded up to one page)");
+  static_assert(accessblocksize >= 1,
+                "Scatter: accessblocksize must be at least 1 byte (it is rounded up to one page)");
   static_assert(regionsize >= 1 && regionsize <= (1u << 20),
                 "Scatter: regionsize must be between 1 and 2^20 pages; change Config::regionsize or "
                 "-DDEVALLOC_SCATTER_REGIONSIZE");
   static_assert(wastefactor >= 1 && wastefactor <= 1024,
                 "Scatter: wastefactor must be between 1 and 1024; change Config::wastefactor or "
                 "-DDEVALLOC_SCATTER_WASTEFACTOR");
-  static_assert(hash_warp_term <= 2, "Scatter: hash_warp_term must be 0 (paper), 1 (per-warp tiles) or 2 (per-class "
-                                     "sequence); change Config::hash_warp_term or -DDEVALLOC_SCATTER_HASH_WARP_TERM");
-  static_assert(sequence_fallback <= 2, "Scatter: sequence_fallback must be 0, 1 or 2; change "
-                                        "Config::sequence_fallback or -DDEVALLOC_SCATTER_SEQUENCE_FALLBACK");
+  static_assert(hash_warp_term <= 2,
+                "Scatter: hash_warp_term must be 0 (paper), 1 (per-warp tiles) or 2 (per-class "
+                "sequence); change Config::hash_warp_term or -DDEVALLOC_SCATTER_HASH_WARP_TERM");
+  static_assert(sequence_fallback <= 2,
+                "Scatter: sequence_fallback must be 0, 1 or 2; change "
+                "Config::sequence_fallback or -DDEVALLOC_SCATTER_SEQUENCE_FALLBACK");
   static_assert(sequence_min_lanes >= 1 && sequence_min_lanes <= 33,
                 "Scatter: sequence_min_lanes must be between 1 (always the sequence) and 33 (never); change "
                 "Config::sequence_min_lanes or -DDEVALLOC_SCATTER_SEQUENCE_MIN_LANES");
-  static_assert(hash_spread >= 1 && hash_spread <= 32, "Scatter: hash_spread must be between 1 and 32; change "
-                                                        "Config::hash_spread or -DDEVALLOC_SCATTER_HASH_SPREAD");
+  static_assert(hash_spread >= 1 && hash_spread <= 32,
+                "Scatter: hash_spread must be between 1 and 32; change "
+                "Config::hash_spread or -DDEVALLOC_SCATTER_HASH_SPREAD");
 
   /// Granule of chunk sizes: every request is rounded up to a multiple of it, so every pointer is
   /// at least 16-byte aligned.
@@ -328,11 +315,16 @@ class Scatter {
   /// Most pages one heap can have (page indices are 32-bit; byte offsets are 64-bit).
   static constexpr std::uint32_t max_pages = 1u << 31;
 
-  static constexpr creation_traits traits{
-    /*reuses_freed_memory*/ true, /*exact_refill*/ resetfreedpages, /*checks_ownership*/ true,
-    /*provides_available_slots*/ true, /*natural_alignment*/ min_chunk, /*needs_pool*/ true,
-    /*resettable*/ true, /*detects_invalid_pointers*/ true, /*detects_double_free*/ true,
-    /*supports_shared_chunks*/ true};
+  static constexpr creation_traits traits{/*reuses_freed_memory*/ true,
+                                          /*exact_refill*/ resetfreedpages,
+                                          /*checks_ownership*/ true,
+                                          /*provides_available_slots*/ true,
+                                          /*natural_alignment*/ min_chunk,
+                                          /*needs_pool*/ true,
+                                          /*resettable*/ true,
+                                          /*detects_invalid_pointers*/ true,
+                                          /*detects_double_free*/ true,
+                                          /*supports_shared_chunks*/ true};
 
   /// How a page is split for one chunk size (thesis §4.3.5, countFreeChunksInPage).
   struct page_layout {
@@ -404,17 +396,17 @@ class Scatter {
 
   /// Where the pool's bytes go (host). pages == 0: the pool is too small.
   struct geometry {
-    std::size_t meta_offset = 0;      ///< header: from pool start
-    std::size_t meta_bytes = 0;       ///< header + tables, up to the first page
+    std::size_t meta_offset = 0;  ///< header: from pool start
+    std::size_t meta_bytes = 0;   ///< header + tables, up to the first page
     std::size_t states_offset = 0;
     std::size_t bitmasks_offset = 0;
     std::size_t regions_offset = 0;
     std::size_t blockfull_offset = 0;  ///< per super block: regions over the 90 % threshold
-    std::size_t data_offset = 0;      ///< first page, 256-byte aligned
+    std::size_t data_offset = 0;       ///< first page, 256-byte aligned
     std::uint32_t pages = 0;
     std::uint32_t pages_per_block = 0;
     std::uint32_t blocks = 0;
-    std::uint32_t region_pages = 0;   ///< pages per region (<= regionsize, divides pages_per_block)
+    std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
     std::uint32_t regions = 0;
   };
 
@@ -474,7 +466,8 @@ class Scatter {
     if (g.pages == 0) {
       detail::throw_error("Scatter: a heap of " + std::to_string(pool.bytes) + " bytes cannot hold one page of " +
                           std::to_string(pagesize) + " bytes plus metadata; use a heap of at least " +
-                          std::to_string(min_pool_bytes) + " bytes or a smaller pagesize (Config::pagesize / "
+                          std::to_string(min_pool_bytes) +
+                          " bytes or a smaller pagesize (Config::pagesize / "
                           "-DDEVALLOC_SCATTER_PAGESIZE)");
     }
     char* base = static_cast<char*>(pool.data);
@@ -639,7 +632,9 @@ class Scatter {
           continue;
         }
         for (std::uint32_t k = 0; k < run; ++k) {
-          if (states[page + k] != large_state) { fail(where + "multi-page chunk: page +" + std::to_string(k) + " not reserved"); }
+          if (states[page + k] != large_state) {
+            fail(where + "multi-page chunk: page +" + std::to_string(k) + " not reserved");
+          }
           if (k != 0 && bits[page + k] != 0) { fail(where + "multi-page chunk: inner page with a page count"); }
           ++full_pages[(page + k) / region_pages_];
         }
@@ -655,7 +650,9 @@ class Scatter {
         fail(where + "fill count " + std::to_string(count) + " > " + std::to_string(layout.spots) + " chunks");
         continue;
       }
-      if (count == 0 && resetfreedpages) { fail(where + "stale chunk size " + std::to_string(chunk) + " on an empty page"); }
+      if (count == 0 && resetfreedpages) {
+        fail(where + "stale chunk size " + std::to_string(chunk) + " on an empty page");
+      }
       if (count == layout.spots) { ++full_pages[page / region_pages_]; }
       if (!layout.hierarchical) {
         if ((bits[page] & ~detail::low_bits(layout.spots)) != 0) { fail(where + "bits set beyond the chunk count"); }
@@ -696,8 +693,8 @@ class Scatter {
     detail::backend::copy_to_host(blockfull.data(), blockfull_, blockfull.size() * sizeof(std::uint32_t));
     for (std::uint32_t b = 0; b < blocks_; ++b) {
       if (blockfull[b] != over[b]) {
-        fail("super block " + std::to_string(b) + ": " + std::to_string(blockfull[b]) + " regions counted over 90 % but " +
-             std::to_string(over[b]) + " are");
+        fail("super block " + std::to_string(b) + ": " + std::to_string(blockfull[b]) +
+             " regions counted over 90 % but " + std::to_string(over[b]) + " are");
       }
     }
     if (reported > 8) { errors += "... " + std::to_string(reported - 8) + " more\n"; }
@@ -777,9 +774,7 @@ class Scatter {
       // The first page of a multi-page chunk holds its page count; the inner pages hold 0.
       for (std::uint32_t first = page;; --first) {
         const std::uint32_t need = detail::atomic_load_relaxed(bitmasks_[first]);
-        if (need != 0) {
-          return static_cast<std::uint64_t>(first) + need > page ? page_data(first) : nullptr;
-        }
+        if (need != 0) { return static_cast<std::uint64_t>(first) + need > page ? page_data(first) : nullptr; }
         if (first == 0 || chunk_of(load_state(states_, first - 1u)) != large_chunk) { return nullptr; }
       }
     }
@@ -874,10 +869,7 @@ class Scatter {
     return static_cast<std::uint32_t>(state);
   }
 
-  static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept
-  {
-    return x + (a - x % a) % a;
-  }
+  static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
 
   struct planned {
     std::uintptr_t states, bitmasks, regions, blockfull, data, end;
@@ -971,7 +963,8 @@ class Scatter {
 
   DEVALLOC_HOST_DEVICE static std::uint64_t load_state(const std::uint64_t* states, std::uint32_t page) noexcept
   {
-    return detail::device_atomic<std::uint64_t>(const_cast<std::uint64_t&>(states[page])).load(detail::memory_order_relaxed);
+    return detail::device_atomic<std::uint64_t>(const_cast<std::uint64_t&>(states[page]))
+      .load(detail::memory_order_relaxed);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1126,10 +1119,10 @@ class Scatter {
                                                std::uint32_t cls, const page_layout& fresh) const noexcept
   {
     std::uint64_t seen[scan_width];
-DEVALLOC_UNROLL
+    DEVALLOC_UNROLL
     for (std::uint32_t j = 0; j < scan_width; ++j) { seen[j] = j < n ? load_state(states_, first + j) : large_state; }
     std::uint32_t may = 0;
-DEVALLOC_UNROLL
+    DEVALLOC_UNROLL
     for (std::uint32_t j = 0; j < scan_width; ++j) {
       const std::uint32_t c = chunk_of(seen[j]);
       const std::uint32_t count = count_of(seen[j]);
@@ -1328,8 +1321,7 @@ DEVALLOC_UNROLL
       std::uint32_t s = (index / 32u) % segments;
       for (std::uint32_t attempt = 0; attempt < max_scan_rounds * segments;
            ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
-        if (attempt < segments &&
-            ((detail::atomic_load_relaxed(bitmasks_[page]) >> s) & 1u) != 0) {
+        if (attempt < segments && ((detail::atomic_load_relaxed(bitmasks_[page]) >> s) & 1u) != 0) {
           DEVALLOC_PROBE(segment_skip);
           continue;
         }
@@ -1360,7 +1352,9 @@ DEVALLOC_UNROLL
     const std::uint32_t bit = 1u << s;
     marks.fetch_or(bit, detail::memory_order_acq_rel);
     const std::uint32_t now = detail::device_atomic<std::uint32_t>(word).load(detail::memory_order_acquire);
-    if ((now & detail::low_bits(spots)) != detail::low_bits(spots)) { marks.fetch_and(~bit, detail::memory_order_acq_rel); }
+    if ((now & detail::low_bits(spots)) != detail::low_bits(spots)) {
+      marks.fetch_and(~bit, detail::memory_order_acq_rel);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1377,7 +1371,8 @@ DEVALLOC_UNROLL
       detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
     const std::uint32_t pages = region_size(region);
     if (!over_threshold(old, pages) && over_threshold(old + delta, pages)) {
-      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_]).fetch_add(1u, detail::memory_order_relaxed);
+      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_])
+        .fetch_add(1u, detail::memory_order_relaxed);
     }
   }
   DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
@@ -1387,7 +1382,8 @@ DEVALLOC_UNROLL
       detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
     const std::uint32_t pages = region_size(region);
     if (over_threshold(old, pages) && !over_threshold(old - delta, pages)) {
-      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_]).fetch_sub(1u, detail::memory_order_relaxed);
+      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_])
+        .fetch_sub(1u, detail::memory_order_relaxed);
     }
   }
 
@@ -1518,7 +1514,8 @@ DEVALLOC_UNROLL
       std::uint64_t expected = 0;
       // acquire: the previous users' frees of these pages happen before our use.
       if (!detail::device_atomic<std::uint64_t>(states_[first + k])
-             .compare_exchange_strong(expected, large_state, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+             .compare_exchange_strong(expected, large_state, detail::memory_order_acquire,
+                                      detail::memory_order_relaxed)) {
         for (std::uint32_t j = k + 1u; j < need; ++j) {
           detail::device_atomic<std::uint64_t>(states_[first + j]).fetch_sub(large_state, detail::memory_order_release);
         }
@@ -1526,7 +1523,8 @@ DEVALLOC_UNROLL
       }
     }
     for (std::uint32_t k = 0; k < need; ++k) {
-      detail::device_atomic<std::uint32_t>(bitmasks_[first + k]).store(k == 0 ? need : 0u, detail::memory_order_relaxed);
+      detail::device_atomic<std::uint32_t>(bitmasks_[first + k])
+        .store(k == 0 ? need : 0u, detail::memory_order_relaxed);
     }
     add_run_to_regions(first, need, true);
     return no_conflict;
@@ -1629,10 +1627,10 @@ DEVALLOC_UNROLL
     return r;
   }
 
-  std::uint64_t* states_ = nullptr;     // per page: chunk size << 32 | fill count
-  std::uint32_t* bitmasks_ = nullptr;   // per page: usage bits / segment-full marks / run length
-  std::uint32_t* regions_ = nullptr;    // per region: full pages (and pages of multi-page chunks)
-  std::uint32_t* blockfull_ = nullptr;  // per super block: regions over the 90 % threshold (over_threshold)
+  std::uint64_t* states_ = nullptr;        // per page: chunk size << 32 | fill count
+  std::uint32_t* bitmasks_ = nullptr;      // per page: usage bits / segment-full marks / run length
+  std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
+  std::uint32_t* blockfull_ = nullptr;     // per super block: regions over the 90 % threshold (over_threshold)
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
   char* data_ = nullptr;
   char* data_end_ = nullptr;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/detail/atomic.hpp
 //
 // One spelling of atomics for both backends: CCCL's cuda::atomic_ref, which compiles to GPU atomics

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/detail/backend.hpp
 //
 // Host-side memory operations of the two backends: where pools and heap metadata live, and how

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/detail/bitfield.hpp
 //
 // 32-bit allocation bitfields (ScatterAlloc §5.2 and §6.1): a set bit marks a used spot. Shared by
@@ -36,7 +38,8 @@ DEVALLOC_HOST_DEVICE constexpr std::uint32_t low_bits(unsigned n) noexcept
 /// The free spot (clear bit of `used` among the lowest `spots` bits) closest after `from`, cyclically
 /// (ScatterAlloc §6.1, tryUsePage lines 13-18). Returns `spots` when every spot is used.
 /// Requires spots in 1..32 and from < spots.
-DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned next_free_bit(std::uint32_t used, unsigned from, unsigned spots) noexcept
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned next_free_bit(std::uint32_t used, unsigned from,
+                                                                 unsigned spots) noexcept
 {
   const std::uint32_t free_bits = ~used & low_bits(spots);
   if (free_bits == 0) { return spots; }
@@ -56,7 +59,8 @@ struct bit_claim {
 /// bits were taken, and the next try goes to a bit that was free at that moment. Gives up (returns
 /// spot == spots) only when the value returned by an atomicOr shows every spot in use.
 /// Scope: device; order: acquire (pairs with bitfield_release).
-DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& word, unsigned start, unsigned spots) noexcept
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& word, unsigned start,
+                                                              unsigned spots) noexcept
 {
   device_atomic<std::uint32_t> field(word);
   unsigned spot = start % spots;

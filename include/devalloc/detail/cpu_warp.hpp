@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/detail/cpu_warp.hpp
 //
 // The CPU backend's warp emulator: devalloc::launch runs a warp as 32 lanes (fibers) that share
@@ -97,13 +99,20 @@ enum class op : std::uint8_t { none, ballot, shuffle, match_any, sync, reduce_ad
 inline const char* op_name(op o) noexcept
 {
   switch (o) {
-    case op::ballot: return "ballot";
-    case op::shuffle: return "shuffle";
-    case op::match_any: return "match_any";
-    case op::sync: return "sync_lanes";
-    case op::reduce_add: return "group_reduce_add";
-    case op::reduce_min: return "group_min";
-    default: return "?";
+    case op::ballot:
+      return "ballot";
+    case op::shuffle:
+      return "shuffle";
+    case op::match_any:
+      return "match_any";
+    case op::sync:
+      return "sync_lanes";
+    case op::reduce_add:
+      return "group_reduce_add";
+    case op::reduce_min:
+      return "group_min";
+    default:
+      return "?";
   }
 }
 
@@ -153,8 +162,8 @@ __attribute__((naked, noinline)) inline void fiber_switch(fiber_context* /*from*
 inline bool fiber_make(fiber_context& c, char* base, std::size_t size, void (*entry)()) noexcept
 {
   auto** sp = reinterpret_cast<void**>((reinterpret_cast<std::uintptr_t>(base + size)) & ~std::uintptr_t{15});
-  *--sp = nullptr;                          // entry's return address: none
-  *--sp = reinterpret_cast<void*>(entry);  // where fiber_switch's ret goes
+  *--sp = nullptr;                                  // entry's return address: none
+  *--sp = reinterpret_cast<void*>(entry);           // where fiber_switch's ret goes
   for (int r = 0; r < 6; ++r) { *--sp = nullptr; }  // rbp, rbx, r12-r15
   c.sp = sp;
   return true;
@@ -198,11 +207,11 @@ struct lane {
   fiber_context context{};
   char* stack = nullptr;  ///< mapping: guard page, then lane_stack_bytes
   lane_state state = lane_state::done;
-  bool spinning = false;        ///< last yielded in pause_briefly()
-  std::uint32_t mask = 0;       ///< active_mask() result, or the mask of the collective it is in
-  int entry = -1;               ///< rendezvous it is in
-  op kind = op::none;           ///< collective it is in (reports)
-  call_site site{};             ///< where it waits (reports)
+  bool spinning = false;   ///< last yielded in pause_briefly()
+  std::uint32_t mask = 0;  ///< active_mask() result, or the mask of the collective it is in
+  int entry = -1;          ///< rendezvous it is in
+  op kind = op::none;      ///< collective it is in (reports)
+  call_site site{};        ///< where it waits (reports)
 };
 
 /// The shared state of the lanes of one warp. Owned by one slot thread; only that thread (its
@@ -231,7 +240,7 @@ class cpu_warp {
   void (*invoke)(void*, std::size_t) = nullptr;
   void* callable = nullptr;
 
-  unsigned current = 0;  ///< lane running now
+  unsigned current = 0;      ///< lane running now
   std::exception_ptr error;  ///< first exception a lane threw
   std::string failure;       ///< set when the warp was stopped (misuse, deadlock)
 
@@ -278,7 +287,10 @@ class cpu_warp {
     me.kind = op::none;
     forming_group* group = nullptr;
     for (std::uint32_t rest = forming_used_; rest != 0; rest &= rest - 1u) {
-      if (same_site(forming_[lowest(rest)].site, site)) { group = &forming_[lowest(rest)]; break; }
+      if (same_site(forming_[lowest(rest)].site, site)) {
+        group = &forming_[lowest(rest)];
+        break;
+      }
     }
     if (group == nullptr) {
       const unsigned g = lowest(~forming_used_);  // at most 32 groups: one per waiting lane
@@ -306,7 +318,10 @@ class cpu_warp {
     }
     int found = -1;
     for (std::uint32_t rest = entries_open_; rest != 0; rest &= rest - 1u) {
-      if (entries_[lowest(rest)].mask == mask) { found = static_cast<int>(lowest(rest)); break; }
+      if (entries_[lowest(rest)].mask == mask) {
+        found = static_cast<int>(lowest(rest));
+        break;
+      }
     }
     if (found < 0) {
       found = static_cast<int>(lowest(~entries_used_));  // at most 32: each has a lane still in it
@@ -359,7 +374,9 @@ class cpu_warp {
         break;
       case op::reduce_add: {
         std::uint32_t sum = 0;
-        for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1u) { sum += static_cast<std::uint32_t>(e.values[lowest(rest)]); }
+        for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1u) {
+          sum += static_cast<std::uint32_t>(e.values[lowest(rest)]);
+        }
         result = sum;
         break;
       }
@@ -371,7 +388,8 @@ class cpu_warp {
         result = least;
         break;
       }
-      default: break;
+      default:
+        break;
     }
     e.departed |= bit;
     if (e.departed == mask) { entries_used_ &= ~(1u << found); }
@@ -393,9 +411,9 @@ class cpu_warp {
   lane lanes_[max_lanes];
   rendezvous entries_[max_lanes];
   forming_group forming_[max_lanes];
-  std::uint32_t entries_used_ = 0;  ///< rendezvous with a lane still in them
-  std::uint32_t entries_open_ = 0;  ///< ... and still waiting for lanes
-  std::uint32_t forming_used_ = 0;  ///< forming groups
+  std::uint32_t entries_used_ = 0;                        ///< rendezvous with a lane still in them
+  std::uint32_t entries_open_ = 0;                        ///< ... and still waiting for lanes
+  std::uint32_t forming_used_ = 0;                        ///< forming groups
   std::uint32_t ready_ = 0, spinning_ = 0, blocked_ = 0;  ///< lanes by state (spinning: ready ones)
   fiber_context scheduler_{};
   std::uint64_t rng_ = 0;
@@ -442,12 +460,16 @@ class cpu_warp {
     for (unsigned l = 0; l < count; ++l) {
       const lane& x = lanes_[l];
       switch (x.state) {
-        case lane_state::done: done |= 1u << l; break;
+        case lane_state::done:
+          done |= 1u << l;
+          break;
         case lane_state::blocked:
           r += "\n  " + describe_lane(l) + ": waits in " + op_name(x.kind) + "(mask " + hex(x.mask) + ") at " +
                site_string(x.site);
           break;
-        case lane_state::forming: r += "\n  " + describe_lane(l) + ": in active_mask() at " + site_string(x.site); break;
+        case lane_state::forming:
+          r += "\n  " + describe_lane(l) + ": in active_mask() at " + site_string(x.site);
+          break;
         case lane_state::ready:
           r += "\n  " + describe_lane(l) + (x.spinning ? ": spinning in pause_briefly()" : ": runnable");
           break;
@@ -608,7 +630,7 @@ inline std::atomic<std::uint64_t>& launch_counter()
 /// invoke(callable, i). Rethrows the first exception a worker threw; throws devalloc::error with
 /// the report when a warp was stopped by the emulator (see the file comment).
 inline void run_warps(std::size_t workers, unsigned lanes, std::size_t slots, std::uint64_t explicit_seed,
-               void (*invoke)(void*, std::size_t), void* callable, std::uint32_t sm_count)
+                      void (*invoke)(void*, std::size_t), void* callable, std::uint32_t sm_count)
 {
   std::uint64_t seed = explicit_seed;
   std::string note;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/detail/hash.hpp
 //
 // Hashing used to scatter requests over a heap (ScatterAlloc §5.3) and a cheap source of per-call

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/detail/platform.hpp
 //
 // Backend selection and function annotations. This is the only place that decides which

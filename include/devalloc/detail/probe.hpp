@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/detail/probe.hpp
 //
 // Optional event hooks for profiling an allocator's inner steps (how many pages an allocation
@@ -38,9 +40,9 @@ enum event : unsigned {
 /// Name of an event, for reports.
 constexpr const char* name(unsigned e) noexcept
 {
-  constexpr const char* names[] = {"alloc_chunk", "page_try",    "pass1",       "open_won",     "open_lost",
-                                   "open_wait",   "reserve",     "reserve_short", "claim_retry", "segment_skip",
-                                   "free_chunk",  "page_reset",  "region_skip", "scan_skip"};
+  constexpr const char* names[] = {"alloc_chunk", "page_try",   "pass1",         "open_won",    "open_lost",
+                                   "open_wait",   "reserve",    "reserve_short", "claim_retry", "segment_skip",
+                                   "free_chunk",  "page_reset", "region_skip",   "scan_skip"};
   return e < count ? names[e] : "?";
 }
 

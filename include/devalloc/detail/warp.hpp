@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/detail/warp.hpp
 //
 // Warp-level primitives shared by all policies. They always take the mask of the lanes that
@@ -70,14 +72,15 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t active_mask(call_site site = 
 
 /// Bit per lane of `mask` whose `predicate` is true. All lanes of `mask` must call it.
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t ballot(std::uint32_t mask, bool predicate,
-                                                         call_site site = call_site::current()) noexcept
+                                                          call_site site = call_site::current()) noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
   (void)site;
   return __ballot_sync(mask, predicate);
 #else
   if (cpu::current_warp != nullptr) {
-    return static_cast<std::uint32_t>(cpu::current_warp->collective(cpu::op::ballot, mask, predicate ? 1u : 0u, 0, site));
+    return static_cast<std::uint32_t>(
+      cpu::current_warp->collective(cpu::op::ballot, mask, predicate ? 1u : 0u, 0, site));
   }
   (void)mask;
   return predicate ? 1u : 0u;
@@ -145,7 +148,8 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t sm_id() noexcept
 #else
   if (cpu::current_warp != nullptr) { return cpu::current_warp->sm; }
   if (cpu_sm_id == 0) {
-    cpu_sm_id = 1u + static_cast<std::uint32_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()) % cpu_sm_count);
+    cpu_sm_id =
+      1u + static_cast<std::uint32_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()) % cpu_sm_count);
   }
   return cpu_sm_id - 1u;
 #endif
@@ -166,7 +170,6 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t warp_id() noexcept
 #endif
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Group primitives over an arbitrary lane mask (used by distribution/xmalloc_simd.hpp and the
 // warp-cooperative getAvailableSlots of creation/scatter.hpp). Every lane of `mask` must call them
@@ -177,7 +180,10 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t warp_id() noexcept
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned leader_lane(std::uint32_t mask) noexcept { return lowest_bit(mask); }
 
 /// Rank of the calling lane among the lanes of `mask` (0 for the leader).
-DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned rank_in(std::uint32_t mask) noexcept { return popcount(lanes_below(mask)); }
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned rank_in(std::uint32_t mask) noexcept
+{
+  return popcount(lanes_below(mask));
+}
 
 /// Barrier of the lanes of `mask` that also orders their memory accesses (CUDA: __syncwarp;
 /// CPU emulator: a rendezvous of the lanes of `mask`, which run on one thread).
@@ -212,7 +218,7 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_briefly() noexcept
 
 /// Lanes of `mask` whose `value` equals the caller's (CUDA: __match_any_sync, sm_70+).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t match_any(std::uint32_t mask, unsigned long long value,
-                                                            call_site site = call_site::current()) noexcept
+                                                             call_site site = call_site::current()) noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
   (void)site;
@@ -253,7 +259,8 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_reduce_add(std::uint32_
 #else
 #if DEVALLOC_BACKEND_CPU
   if (cpu::current_warp != nullptr) {  // one rendezvous, as __reduce_add_sync
-    return static_cast<std::uint32_t>(cpu::current_warp->collective(cpu::op::reduce_add, mask, value, 0, call_site::current()));
+    return static_cast<std::uint32_t>(
+      cpu::current_warp->collective(cpu::op::reduce_add, mask, value, 0, call_site::current()));
   }
 #endif
   std::uint32_t below = 0;
@@ -277,7 +284,8 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_min(std::uint32_t mask,
 #endif
 #else
   if (cpu::current_warp != nullptr) {  // one rendezvous, as __reduce_min_sync
-    return static_cast<std::uint32_t>(cpu::current_warp->collective(cpu::op::reduce_min, mask, value, 0, call_site::current()));
+    return static_cast<std::uint32_t>(
+      cpu::current_warp->collective(cpu::op::reduce_min, mask, value, 0, call_site::current()));
   }
   (void)mask;
   return value;

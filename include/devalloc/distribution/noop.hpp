@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/distribution/noop.hpp
 //
 // DistributionPolicy `Noop` (mallocMC thesis §3.5, §4.3.4): every worker allocates its own chunk;

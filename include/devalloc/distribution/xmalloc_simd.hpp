@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/distribution/xmalloc_simd.hpp
 //
 // DistributionPolicy `XMallocSIMD<Config>` (mallocMC thesis §4.3.3, after Huang et al.'s XMalloc):
@@ -122,7 +124,7 @@ class XMallocSIMD {
     detail::device_atomic<std::uint32_t>(h->members).store(members, detail::memory_order_relaxed);
     detail::device_atomic<std::uint32_t>(h->bytes).store(bytes, detail::memory_order_relaxed);
     detail::device_atomic<std::uint64_t>(h->tag).store(header_tag(reinterpret_cast<std::uintptr_t>(chunk)),
-                                                        detail::memory_order_relaxed);
+                                                       detail::memory_order_relaxed);
   }
 
   /// Device. The live member count of the combined chunk at `chunk`, 0 if its header is not tagged
@@ -165,7 +167,8 @@ class XMallocSIMD {
     std::uint32_t left = members.load(detail::memory_order_relaxed);
     do {
       if (left == 0) { return free_result::double_free; }  // every member has left already
-    } while (!members.compare_exchange_weak(left, left - 1u, detail::memory_order_acq_rel, detail::memory_order_relaxed));
+    } while (
+      !members.compare_exchange_weak(left, left - 1u, detail::memory_order_acq_rel, detail::memory_order_relaxed));
     if (left != 1u) { return free_result::freed; }
     // The last member: the chunk stops being combined before it returns to the heap (the destroy's
     // release publishes the cleared tag to the chunk's next owner).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/oom/return_null.hpp
 //
 // OOMPolicy `ReturnNull` (mallocMC thesis §3.7, §4.3.6): a request the creation policy could not

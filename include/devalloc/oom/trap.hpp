@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/oom/trap.hpp
 //
 // OOMPolicy `Trap` (mallocMC thesis §3.7): a request the creation policy could not serve prints

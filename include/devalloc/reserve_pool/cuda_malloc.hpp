@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/reserve_pool/cuda_malloc.hpp
 //
 // ReservePoolPolicy `CudaMalloc` (mallocMC thesis §3.3, §4.3.1 "SimpleCudaMalloc"): one pool of

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/reserve_pool/cuda_set_limits.hpp
 //
 // ReservePoolPolicy `CudaSetLimits` (mallocMC thesis §3.3): sizes CUDA's own device-malloc heap
@@ -43,8 +45,8 @@ struct CudaSetLimits {
     if (status != cudaSuccess) {
       (void)cudaGetLastError();
       if (current < bytes) {
-        detail::throw_error("CudaSetLimits: cannot set CUDA's malloc heap to " + std::to_string(bytes) +
-                            " bytes (" + cudaGetErrorString(status) + "); it is fixed at " + std::to_string(current) +
+        detail::throw_error("CudaSetLimits: cannot set CUDA's malloc heap to " + std::to_string(bytes) + " bytes (" +
+                            cudaGetErrorString(status) + "); it is fixed at " + std::to_string(current) +
                             " bytes once a kernel using malloc has run: create the DeviceMalloc allocator first");
       }
     }

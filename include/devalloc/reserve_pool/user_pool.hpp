@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
 // devalloc/reserve_pool/user_pool.hpp
 //
 // ReservePoolPolicy `UserPool`: the heap lives in memory the caller owns and passes in (device
