@@ -195,23 +195,30 @@ TEST(HostApi, HostOperationsSynchronizeTheirStreamOnly)
 {
 #if DEVALLOC_BACKEND_CUDA
   raw_stream heap_stream, busy_stream;
+  unsigned long long good_after = 0;
   {
     presets::scatter heap(std::size_t{4} << 20, stream_ref{heap_stream.value});
-    // About a second of one thread spinning on the other stream.
-    spin_kernel<<<1, 1, 0, busy_stream.value>>>(2'000'000'000LL);
+    launch_options on_heap_stream{};
+    on_heap_stream.stream = stream_ref{heap_stream.value};
+    buffer<unsigned long long> good(1);
+    // Load the kernels first: CUDA's lazy loading of a kernel's module may wait for the device
+    // (seen on an H100: the first launch of a kernel waited for the spinning one).
+    launch(1024, alloc_write_free{heap.handle(), good.data()}, on_heap_stream);
+    spin_kernel<<<1, 1, 0, heap_stream.value>>>(1);
+    DEVALLOC_CUDA_TRY(cudaStreamSynchronize(heap_stream.value));
+    // A few seconds of one thread spinning on the other stream.
+    spin_kernel<<<1, 1, 0, busy_stream.value>>>(6'000'000'000LL);
     DEVALLOC_CUDA_TRY(cudaGetLastError());
     EXPECT_EQ(heap.stats().failed_allocations, 0u);
     EXPECT_GT(heap.getAvailableSlots(64), 0u);
     heap.reset();
-    launch_options on_heap_stream{};
-    on_heap_stream.stream = stream_ref{heap_stream.value};
-    buffer<unsigned long long> good(1);
     launch(1024, alloc_write_free{heap.handle(), good.data()}, on_heap_stream);
-    EXPECT_EQ(good.get(0), 1024u);
     EXPECT_EQ(cudaStreamQuery(busy_stream.value), cudaErrorNotReady) << "a host operation waited for another stream";
+    good_after = good.get(0);
   }
   EXPECT_EQ(cudaStreamQuery(busy_stream.value), cudaErrorNotReady) << "destruction waited for another stream";
   DEVALLOC_CUDA_TRY(cudaStreamSynchronize(busy_stream.value));
+  EXPECT_EQ(good_after, 2048u) << "the launches on the heap's stream did not all allocate";
 #else
   GTEST_SKIP() << "CPU backend: host operations complete before they return (there is no other stream)";
 #endif
