@@ -117,7 +117,9 @@ class AllocatorHandle {
   DEVALLOC_DEVICE void dealloc(void* p) const
   {
     if (p == nullptr) { return; }
-    if constexpr (Creation::traits.checks_ownership) {
+    // A creation policy that classifies pointers itself (traits.detects_invalid_pointers) reports a
+    // foreign one as invalid_pointer below; the others are asked here, once.
+    if constexpr (Creation::traits.checks_ownership && !Creation::traits.detects_invalid_pointers) {
       if (!creation_.owns(p)) {
         detail::device_atomic<unsigned long long>(stats_->invalid_frees).fetch_add(1, detail::memory_order_relaxed);
         return;

@@ -1085,6 +1085,25 @@ TEST(ScatterXMallocSIMD, SlicesOfAChunkWithoutAValidHeaderAreInvalid)
   expect_empty(allocator, "after the chunk is freed");
 }
 
+// reset() frees combined chunks without clearing their headers; a chunk handed out alone at the
+// same address afterwards must still be freed as a chunk (its free is not a slice's).
+TEST(ScatterXMallocSIMD, AChunkAllocatedAloneOverAStaleHeaderIsFreed)
+{
+  DefaultSimd allocator(scale::heap);
+  constexpr std::size_t bytes = 256;  // above max_combined_request: always allocated alone
+  const std::size_t slots = allocator.getAvailableSlots(bytes);
+  const std::uintptr_t first = single_alloc(allocator, bytes);
+  ASSERT_NE(first, 0u);
+  write_shared_header(allocator, first, 3, static_cast<std::uint32_t>(bytes));  // as a combined chunk's
+  allocator.reset();
+  const std::uintptr_t again = single_alloc(allocator, bytes);
+  ASSERT_EQ(again, first) << "precondition: one request on an empty heap takes the same chunk";
+  single_dealloc(allocator, again);
+  EXPECT_EQ(allocator.stats().invalid_frees, 0u) << "the chunk's free was taken for a slice's";
+  EXPECT_EQ(allocator.stats().double_frees, 0u);
+  EXPECT_EQ(allocator.getAvailableSlots(bytes), slots) << "the chunk was not returned to the heap";
+}
+
 TEST(ScatterChecksum, MostOfTheHeapFilledByManyWorkersHoldsEveryChecksum)
 {
   // mallocMC thesis §5.4. Heap size: DEVALLOC_SCATTER_TEST_HEAP_MIB (MiB), default 16 on the CPU

@@ -32,9 +32,9 @@
 //   (a count of 0: double_free); the member that takes it to 0 clears the tag and destroys the
 //   chunk. Undetectable: freeing one slice twice while other members are live takes two members
 //   off the count (the header cannot tell which members left), so the chunk is freed while one
-//   slice is still in use; a chunk left combined at Allocator::reset() keeps its tag in memory that
-//   a later solo chunk may not overwrite (an interior free of that solo chunk then reads a valid
-//   header).
+//   slice is still in use. A chunk left combined at Allocator::reset() keeps its header in memory;
+//   distribute() clears the tag of every chunk it hands out alone, so a later solo chunk at that
+//   address is never taken for a combined one.
 //
 // Caveat — blowup (thesis §4.3.3): a combined chunk returns to the heap only when every lane that
 // shared it has freed its slice; one long-lived slice pins the memory of the whole group. Use
@@ -260,7 +260,16 @@ class XMallocSIMD {
   /// Device. This lane's pointer, given what the creation policy returned for its collected request.
   DEVALLOC_DEVICE void* distribute(void* block) noexcept
   {
-    if (!combined_) { return block; }
+    if (!combined_) {
+      // A chunk allocated alone must not carry a header tag left in its memory by an earlier
+      // combined chunk at the same address (a reset() frees combined chunks without clearing their
+      // headers): its free would be taken for a slice's. One relaxed store into the caller's memory.
+      if (block != nullptr) {
+        detail::device_atomic<std::uint64_t>(static_cast<shared_header*>(block)->tag)
+          .store(0u, detail::memory_order_relaxed);
+      }
+      return block;
+    }
     if (detail::lane_id() == leader_ && block != nullptr) {
       // Thesis §4.3.3: the chunk's header counts its members (deallocate() decrements it).
       write_header(block, detail::popcount(group_), total_);
