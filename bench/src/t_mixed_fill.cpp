@@ -155,8 +155,8 @@ void test_fill(Context& ctx)
       double requested = 0;
       const double demand = demand_bytes(d, threads, &requested);
       for (const double f : fractions) {
-        // heap = demand / fraction, rounded up to 4 KiB; demand_fraction says what that made it.
-        const std::size_t heap = round_up(static_cast<std::size_t>(std::ceil(demand / f)), 4096);
+        // heap = demand / fraction, rounded up to 16 B; demand_fraction says what that made it.
+        const std::size_t heap = round_up(static_cast<std::size_t>(std::ceil(demand / f)), demand_granule);
         CellSpec spec;
         put_mix(spec.params, m, d);
         spec.params.set("threads", threads).set("fill_fraction", f).set("heap", heap);
