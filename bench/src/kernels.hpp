@@ -2,10 +2,11 @@
 // SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/kernels.hpp
 //
-// Worker functors shared by several tests (fill until out of memory, free everything, probe the
-// largest allocatable block) and the host routines around them. Every functor is a plain struct
-// with a DEVALLOC_DEVICE operator()(std::size_t worker) const, so one definition runs as a CUDA
-// kernel (bench_kernel) and on std::threads (devalloc::launch).
+// Worker functors shared by several tests (one live allocation per thread, fill until out of
+// memory, free everything, probe the largest allocatable block) and the host routines around
+// them. Every functor is a plain struct with a DEVALLOC_DEVICE operator()(std::size_t worker)
+// const, so one definition runs as a CUDA kernel (bench_kernel) and on std::threads
+// (devalloc::launch).
 #pragma once
 
 #include <algorithm>
