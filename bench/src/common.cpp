@@ -661,6 +661,7 @@ void Context::run_children(const std::string& test)
                       format_real(std::max(1.0, run_budget_s() - elapsed_s())) + (opt.full ? " --full" : "");
     if (!cost.empty()) { cmd += " --cost-model " + shell_quote(cost.serialize()); }
     if (opt.cpu_threads != 0) { cmd += " --cpu-threads " + std::to_string(opt.cpu_threads); }
+    if (opt.mixed_heap != 0) { cmd += " --mixed-heap " + std::to_string(opt.mixed_heap); }
     progress(test + "  " + list + "  heap=" + bytes_label(heap) +
              "  (child process: CUDA's malloc heap is per process)");
     const auto t0 = std::chrono::steady_clock::now();

@@ -105,7 +105,8 @@ struct Options {
   double run_budget_s = -1;   // whole run; -1: mode default
   unsigned long long seed = 20240611ull;
   unsigned cpu_threads = 0;
-  std::size_t cuda_heap = 0;  // CUDA malloc heap of this process; 0: default
+  std::size_t cuda_heap = 0;   // CUDA malloc heap of this process; 0: default
+  std::size_t mixed_heap = 0;  // heap of the `mixed` test's cells (GPU scale); 0: 1 GiB
   // Internal: child processes for CUDA's process-wide malloc heap.
   bool child = false;
   std::string child_out;
@@ -252,6 +253,17 @@ DEVALLOC_HOST_DEVICE inline double unit_real(u64 h)
 DEVALLOC_HOST_DEVICE inline std::size_t uniform_size(u64 h, std::size_t lo, std::size_t hi)
 {
   return hi <= lo ? lo : lo + static_cast<std::size_t>(h % static_cast<u64>(hi - lo + 1));
+}
+
+/// Log-uniform integer in [lo, hi]: P(s) proportional to ln((s + 1) / s), so every factor of two
+/// between lo and hi is drawn about equally often (many small requests, a long tail of large ones).
+DEVALLOC_HOST_DEVICE inline std::size_t log_uniform_size(u64 h, std::size_t lo, std::size_t hi)
+{
+  if (hi <= lo) { return lo; }
+  const double a = ::log(static_cast<double>(lo)), b = ::log(static_cast<double>(hi) + 1.0);
+  const double x = ::exp(a + unit_real(h) * (b - a));
+  const std::size_t s = static_cast<std::size_t>(x);
+  return s < lo ? lo : (s > hi ? hi : s);
 }
 
 /// Verification tag of one allocation: never 0.

@@ -2,13 +2,15 @@
 // SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/src/kernels.hpp
 //
-// Worker functors shared by several tests (fill until out of memory, free everything, probe the
-// largest allocatable block) and the host routines around them. Every functor is a plain struct
-// with a DEVALLOC_DEVICE operator()(std::size_t worker) const, so one definition runs as a CUDA
-// kernel (bench_kernel) and on std::threads (devalloc::launch).
+// Worker functors shared by several tests (one live allocation per thread, fill until out of
+// memory, free everything, probe the largest allocatable block) and the host routines around
+// them. Every functor is a plain struct with a DEVALLOC_DEVICE operator()(std::size_t worker)
+// const, so one definition runs as a CUDA kernel (bench_kernel) and on std::threads
+// (devalloc::launch).
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -16,15 +18,27 @@
 
 namespace devalloc_bench {
 
-/// Sizes of allocation k of worker i: uniform in [lo, hi] (lo == hi: fixed).
+/// Sizes of allocation k of worker i: uniform in [lo, hi] (lo == hi: fixed), or log-uniform
+/// (log_uniform_size) where `log_uniform` is set. A deterministic hash of (seed, i, k): the
+/// verification kernel and the host recompute the same size.
 struct SizeDist {
   std::size_t lo = 16, hi = 16;
   u64 seed = 0;
+  bool log_uniform = false;
   DEVALLOC_HOST_DEVICE std::size_t at(std::size_t i, std::size_t k) const
   {
-    return lo == hi ? lo : uniform_size(hash3(seed, i, k), lo, hi);
+    if (lo == hi) { return lo; }
+    const u64 h = hash3(seed, i, k);
+    return log_uniform ? log_uniform_size(h, lo, hi) : uniform_size(h, lo, hi);
   }
-  [[nodiscard]] double mean() const { return 0.5 * static_cast<double>(lo + hi); }
+  /// Mean size (the continuous log-uniform mean (hi - lo) / ln(hi / lo) where log_uniform).
+  [[nodiscard]] double mean() const
+  {
+    if (log_uniform && hi > lo) {
+      return static_cast<double>(hi - lo) / std::log(static_cast<double>(hi) / static_cast<double>(lo));
+    }
+    return 0.5 * static_cast<double>(lo + hi);
+  }
 };
 
 /// Each worker allocates until its first failure (or `per` allocations, or the deadline) and
@@ -317,6 +331,116 @@ void run_prob_sequence(Context& ctx, Lease<E>& lease, CellOut& out, std::size_t 
   }
   const Counters c = ctr.get(0);
   out.rec.set("failures", c.failures).set("verify_errors", c.verify_errors);
+}
+
+/// One allocation of sizes.at(i, 0) bytes per worker, stamped; the pointer (or nullptr) in ptrs[i].
+template <class H>
+struct OneAlloc {
+  H heap;
+  Deadline dl;
+  SizeDist sizes;
+  void** ptrs;
+  Counters* ctr;
+  DEVALLOC_DEVICE void operator()(std::size_t i) const
+  {
+    ptrs[i] = nullptr;
+    if (dl.stop()) { return; }
+    const std::size_t s = sizes.at(i, 0);
+    void* p = heap.alloc(s);
+    if (p == nullptr) {
+      count_add(ctr->failures);
+      return;
+    }
+    stamp(p, s, make_tag(i, s));
+    ptrs[i] = p;
+  }
+};
+
+/// Checks OneAlloc's stamp and alignment while every allocation is live (a kernel of its own).
+template <class H>
+struct VerifyOne {
+  SizeDist sizes;
+  void** ptrs;
+  Counters* ctr;
+  DEVALLOC_DEVICE void operator()(std::size_t i) const
+  {
+    void* p = ptrs[i];
+    if (p == nullptr) { return; }
+    const std::size_t s = sizes.at(i, 0);
+    if (misaligned<H::alignment>(p) || !stamp_ok(p, s, make_tag(i, s))) { count_add(ctr->verify_errors); }
+  }
+};
+
+template <class H>
+struct FreeOne {
+  H heap;
+  void** ptrs;
+  DEVALLOC_DEVICE void operator()(std::size_t i) const
+  {
+    void* p = ptrs[i];
+    if (p != nullptr) {
+      heap.dealloc(p);
+      ptrs[i] = nullptr;
+    }
+  }
+};
+
+/// One allocation per thread, all live at once: alloc kernel (timed, each allocation stamped),
+/// verification kernel, free kernel (timed); repeated on a fresh heap (warm-ups first). Layout
+/// checked for overlaps on the last rep. Records alloc_per_s / free_per_s (successful
+/// allocations per second of the kernel, median over the timed reps), `failures` (null returns of
+/// every rep, warm-ups included) and, over the timed reps only, `failures_measured`,
+/// `attempts_measured` (requests made before the deadline) and `failure_fraction` (their ratio).
+template <class E>
+void one_alloc_per_thread(Context& ctx, Lease<E>& lease, CellOut& out, std::size_t threads, SizeDist sizes)
+{
+  using H = typename E::allocator::handle_type;
+  Array<void*> ptrs(threads);
+  Array<Counters> ctr(1);
+  std::vector<double> alloc_ms, free_ms, alloc_rate, free_rate;
+  double overlaps = 0, measured_failures = 0, measured_attempts = 0;
+  const int total = ctx.scale.warmups + ctx.scale.reps;
+  for (int r = 0; r < total; ++r) {
+    lease.fresh();
+    const Counters before = ctr.get(0);
+    const Timing ta =
+      launch_timed(ctx, threads, OneAlloc<H>{lease.handle(), ctx.deadline(), sizes, ptrs.data(), ctr.data()});
+    const bool expired = out.check(ta);
+    launch_plain(ctx, threads, VerifyOne<H>{sizes, ptrs.data(), ctr.data()});
+    const double failed = static_cast<double>(ctr.get(0).failures - before.failures);
+    const double attempted = static_cast<double>(threads) - static_cast<double>(ta.skipped);
+    const double ok = attempted - failed;
+    if (r == total - 1 || expired) {
+      const auto p = ptrs.to_host();
+      std::vector<LiveAllocation> live;
+      for (std::size_t i = 0; i < threads; ++i) {
+        if (p[i] != nullptr) { live.push_back({reinterpret_cast<std::uintptr_t>(p[i]), sizes.at(i, 0)}); }
+      }
+      overlaps += static_cast<double>(count_overlaps(live));
+    }
+    const Timing tf = launch_timed(ctx, threads, FreeOne<H>{lease.handle(), ptrs.data()});
+    if (expired) { break; }
+    if (r >= ctx.scale.warmups) {
+      alloc_ms.push_back(ta.ms);
+      free_ms.push_back(tf.ms);
+      if (ta.ms > 0) { alloc_rate.push_back(ok / (ta.ms * 1e-3)); }
+      if (tf.ms > 0) { free_rate.push_back(ok / (tf.ms * 1e-3)); }
+      measured_failures += failed;
+      measured_attempts += attempted;
+    }
+    if (out.over_budget(ctx)) { break; }
+  }
+  const Summary ar = summarize(alloc_rate), fr = summarize(free_rate);
+  out.rec.set("alloc_per_s", ar.median).set("free_per_s", fr.median);
+  put_summary(out.rec, "alloc_per_s", ar);
+  put_summary(out.rec, "free_per_s", fr);
+  put_summary(out.rec, "alloc_ms", summarize(alloc_ms));
+  put_summary(out.rec, "free_ms", summarize(free_ms));
+  out.rec.set("reps", static_cast<long long>(alloc_ms.size()));
+  const Counters c = ctr.get(0);
+  out.rec.set("failures", c.failures).set("verify_errors", static_cast<double>(c.verify_errors) + overlaps);
+  out.rec.set("failures_measured", measured_failures).set("attempts_measured", measured_attempts);
+  out.rec.set("failure_fraction", measured_attempts > 0 ? measured_failures / measured_attempts : NAN);
 }
 
 /// One alloc, stamp, verify (contents and alignment) and free per worker; with `every` > 1 only

@@ -108,6 +108,23 @@ const std::vector<TestInfo>& all_tests()
      {"variant", "size", "threads"},
      {"alloc_per_s", "free_per_s", "us_per_launch"},
      "allocs/s / frees/s (µs/launch)"},
+    {"mixed",
+     "project issue 12: mixed sizes",
+     "one allocation per thread, sizes drawn per thread: uniform 16-4096, 16-256, 512-8192 B, log-uniform 16-4096 B; "
+     "2^17 and 2^20 threads; 1 GiB heap (--mixed-heap)",
+     test_mixed,
+     {"size_class", "threads"},
+     {"alloc_per_s", "free_per_s", "failure_fraction"},
+     "allocs/s / frees/s / failed fraction"},
+    {"fill",
+     "project issue 12: tight heaps",
+     "one live allocation per thread (2^18 threads; quick 2^17) of 16 B ... 8 KiB and 16-256 / 16-4096 B, heap = "
+     "demand / "
+     "fill fraction (25, 50, 67, 80, 90 %)",
+     test_fill,
+     {"size_class", "fill_fraction"},
+     {"alloc_per_s", "failure_fraction", "free_per_s"},
+     "allocs/s / failed fraction / frees/s"},
     {"fdg-sizes",
      "FDGMalloc (Widmer 2013) §5.1, Fig. 4",
      "64 threads x 16 allocations of 16 ... 8192 B",
@@ -288,6 +305,15 @@ void declare_options(CLI::App& app, Options& o)
     ->check(require("must be at least 64K", [](const std::string& v) {
       std::size_t n = 0;
       return CLI::detail::lexical_cast(v, n) && n >= (std::size_t{64} << 10);
+    }));
+  app
+    .add_option("--mixed-heap", o.mixed_heap,
+                "heap of the mixed test's cells (default 1G; the CPU backend scales it\ndown with the thread count)")
+    ->option_text("BYTES")
+    ->transform(bytes)
+    ->check(require("must be at least 1M", [](const std::string& v) {
+      std::size_t n = 0;
+      return CLI::detail::lexical_cast(v, n) && n >= (std::size_t{1} << 20);
     }));
   app.add_option("--cpu-threads", o.cpu_threads, "CPU backend: std::threads per launch (default 2 x hardware threads)")
     ->option_text("N")
