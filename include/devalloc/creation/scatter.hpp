@@ -64,6 +64,7 @@
 #include "../detail/atomic.hpp"
 #include "../detail/backend.hpp"
 #include "../detail/bitfield.hpp"
+#include "../detail/bitfield_page.hpp"
 #include "../detail/hash.hpp"
 #include "../detail/platform.hpp"
 #include "../pool.hpp"
@@ -261,7 +262,9 @@ using ScatterConfig =
                        (DEVALLOC_SCATTER_PREFETCH_STATE != 0), DEVALLOC_SCATTER_OPEN_WAIT_READS>;
 
 template <class Config = ScatterConfig>
-class Scatter {
+class Scatter : protected detail::bitfield_page<Config::pagesize> {
+  using page_format = detail::bitfield_page<Config::pagesize>;
+
  public:
   using config = Config;
 
@@ -307,11 +310,9 @@ class Scatter {
                 "Scatter: hash_spread must be between 1 and 32; change "
                 "Config::hash_spread or -DDEVALLOC_SCATTER_HASH_SPREAD");
 
-  /// Granule of chunk sizes: every request is rounded up to a multiple of it, so every pointer is
-  /// at least 16-byte aligned.
-  static constexpr std::uint32_t min_chunk = 16;
-  /// Chunk sizes below this use the hierarchical (two-level) page layout (thesis §4.3.5).
-  static constexpr std::uint32_t hierarchy_threshold = (pagesize - 2 * sizeof(std::uint32_t)) / 33;
+  /// Chunk sizes, page layout and page states: detail/bitfield_page.hpp.
+  using page_format::hierarchy_threshold;
+  using page_format::min_chunk;
   /// Most pages one heap can have (page indices are 32-bit; byte offsets are 64-bit).
   static constexpr std::uint32_t max_pages = 1u << 31;
 
@@ -326,53 +327,9 @@ class Scatter {
                                           /*detects_double_free*/ true,
                                           /*supports_shared_chunks*/ true};
 
-  /// How a page is split for one chunk size (thesis §4.3.5, countFreeChunksInPage).
-  struct page_layout {
-    std::uint32_t spots = 0;          ///< chunks on the page
-    std::uint32_t full_segments = 0;  ///< hierarchical: segments of 32 chunks
-    std::uint32_t additional = 0;     ///< hierarchical: chunks in the last, partial segment
-    bool hierarchical = false;
-
-    DEVALLOC_HOST_DEVICE constexpr std::uint32_t segments() const noexcept { return full_segments + (additional != 0); }
-    DEVALLOC_HOST_DEVICE constexpr std::uint32_t segment_spots(std::uint32_t s) const noexcept
-    {
-      return s < full_segments ? 32u : additional;
-    }
-  };
-
-  /// Chunks of a flat page (chunk > hierarchy_threshold).
-  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t flat_spots(std::uint32_t chunk) noexcept
-  {
-    const std::uint32_t n = pagesize / chunk;
-    return n < 32u ? n : 32u;
-  }
-
-  /// Layout of a page split into chunks of `chunk` bytes (16 <= chunk <= pagesize).
-  /// Flat (chunk > hierarchy_threshold): min(pagesize / chunk, 32) chunks. Hierarchical: segments
-  /// of 32 chunks + one 4-byte bitfield each, then as many additional chunks as fit beside one more
-  /// bitfield; at most 32 segments.
-  DEVALLOC_HOST_DEVICE static constexpr page_layout layout_of(std::uint32_t chunk) noexcept
-  {
-    page_layout layout{};
-    if (chunk > hierarchy_threshold) {
-      layout.spots = flat_spots(chunk);
-      return layout;
-    }
-    layout.hierarchical = true;
-    const std::uint32_t segment_bytes = chunk * 32u + 4u;  // < 2^30: chunk <= pagesize / 33
-    std::uint32_t full = pagesize / segment_bytes;
-    if (full >= 32u) {
-      layout.full_segments = 32u;
-      layout.spots = 1024u;
-      return layout;
-    }
-    const std::uint32_t rest = pagesize - full * segment_bytes;
-    const std::uint32_t additional = rest >= chunk + 4u ? (rest - 4u) / chunk : 0u;  // < 32
-    layout.full_segments = full;
-    layout.additional = additional;
-    layout.spots = full * 32u + additional;
-    return layout;
-  }
+  using page_format::flat_spots;
+  using page_format::layout_of;
+  using typename page_format::page_layout;
 
   /// Chunk size of a page opened for a request of `size` bytes (a multiple of 16, <= pagesize):
   /// with Config::size_classes and a flat layout, the largest multiple of the request's alignment
@@ -835,14 +792,9 @@ class Scatter {
     return static_cast<std::size_t>(detail::group_sum(group, static_cast<unsigned long long>(mine), below));
   }
 
-  /// Rounds over a hierarchical page's segments before a reservation holder gives up (take_spot).
-  static constexpr std::uint32_t max_scan_rounds = 32;
-
-  /// Marks a page that belongs to a multi-page chunk (stored as the chunk size).
-  static constexpr std::uint32_t large_chunk = 0xFFFFFFFFu;
-  /// Fill count of a page being opened or belonging to a multi-page chunk: larger than any chunk
-  /// count plus any number of transient reservations, so that no reservation succeeds on it.
-  static constexpr std::uint32_t lock_count = 1u << 30;
+  using page_format::large_chunk;
+  using page_format::lock_count;
+  using page_format::max_scan_rounds;
   /// Pass 0: how often a page that another worker is opening (LOCK, hierarchical layouts) is
   /// re-read before the search walks on.
   static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
@@ -850,24 +802,15 @@ class Scatter {
   static constexpr bool prefetch_state = Config::prefetch_state;
 
  private:
-  DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pack(std::uint32_t chunk, std::uint32_t count) noexcept
-  {
-    return (static_cast<std::uint64_t>(chunk) << 32) | count;
-  }
-  static constexpr std::uint64_t large_state = (static_cast<std::uint64_t>(large_chunk) << 32) | lock_count;
+  using page_format::large_state;
+  using page_format::pack;
   static constexpr std::uint32_t no_conflict = 0xFFFFFFFFu;
   static constexpr std::uint64_t no_hash = ~std::uint64_t{0};
   /// No state read yet (never a page state: no count reaches 2^32 - 1).
   static constexpr std::uint64_t no_state = ~std::uint64_t{0};
 
-  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t chunk_of(std::uint64_t state) noexcept
-  {
-    return static_cast<std::uint32_t>(state >> 32);
-  }
-  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t count_of(std::uint64_t state) noexcept
-  {
-    return static_cast<std::uint32_t>(state);
-  }
+  using page_format::chunk_of;
+  using page_format::count_of;
 
   static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
 
@@ -930,11 +873,7 @@ class Scatter {
     return data_ + static_cast<std::size_t>(page) * pagesize;
   }
 
-  /// In-page bitfield of segment `s` (at the end of the page, thesis fig. 2.5).
-  DEVALLOC_HOST_DEVICE static std::uint32_t& segment_word(char* page, std::uint32_t s) noexcept
-  {
-    return *reinterpret_cast<std::uint32_t*>(page + pagesize - sizeof(std::uint32_t) * (s + 1u));
-  }
+  using page_format::segment_word;
 
   /// §5.4: pass 0 skips a region whose full pages exceed 90 % of its pages.
   DEVALLOC_HOST_DEVICE static constexpr bool over_threshold(std::uint32_t full, std::uint32_t pages) noexcept
@@ -961,11 +900,7 @@ class Scatter {
     return pages_ - first < region_pages_ ? pages_ - first : region_pages_;
   }
 
-  DEVALLOC_HOST_DEVICE static std::uint64_t load_state(const std::uint64_t* states, std::uint32_t page) noexcept
-  {
-    return detail::device_atomic<std::uint64_t>(const_cast<std::uint64_t&>(states[page]))
-      .load(detail::memory_order_relaxed);
-  }
+  using page_format::load_state;
 
   // ---------------------------------------------------------------------------------------------
   // Allocation of chunks up to one page (ScatterAlloc §6.1)
@@ -1299,62 +1234,13 @@ class Scatter {
     return true;
   }
 
-  /// With a reservation held, win one bit (tryUsePage lines 7-19; hierarchical: thesis §4.3.5).
+  /// With a reservation held, win one bit (detail::bitfield_page::take_spot); if none can be won,
+  /// give the reservation back.
   DEVALLOC_DEVICE void* take_spot(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
                                   std::uint32_t index) const noexcept
   {
-    char* base = page_data(page);
-    if (!layout.hierarchical) {
-      // Start at our reservation index: concurrent reservers of one page (of one warp or of many)
-      // start on distinct bits of a fresh page (the paper starts at the lane id).
-      const detail::bit_claim got = detail::bitfield_claim(bitmasks_[page], index, layout.spots);
-      if (got.spot < layout.spots) { return base + static_cast<std::size_t>(got.spot) * chunk; }
-    } else {
-      // Start at the segment our reservation index points to (concurrent reservers spread over
-      // segments), skip segments marked full on the first round, try every segment on later rounds
-      // (a mark may be momentarily stale). A held reservation guarantees a clear bit at every
-      // moment, but a sequential scan can still miss it (a bit freed behind us while the last one
-      // ahead is taken), so the scan goes round again: each missed round means other workers
-      // claimed and freed bits meanwhile (lock-free). The bound is only reachable when a misuse
-      // (double free) broke the invariants.
-      const std::uint32_t segments = layout.segments();
-      std::uint32_t s = (index / 32u) % segments;
-      for (std::uint32_t attempt = 0; attempt < max_scan_rounds * segments;
-           ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
-        if (attempt < segments && ((detail::atomic_load_relaxed(bitmasks_[page]) >> s) & 1u) != 0) {
-          DEVALLOC_PROBE(segment_skip);
-          continue;
-        }
-        const std::uint32_t spots = layout.segment_spots(s);
-        std::uint32_t& word = segment_word(base, s);
-        const detail::bit_claim got = detail::bitfield_claim(word, index % 32u, spots);
-        if (got.spot == spots) {
-          DEVALLOC_PROBE(segment_skip);
-          continue;
-        }
-        if (got.now == detail::low_bits(spots)) { mark_segment_full(page, s, word, spots); }
-        return base + (static_cast<std::size_t>(s) * 32u + got.spot) * chunk;
-      }
-    }
-    // Reached only if a misuse (double free) broke the invariants: give the reservation back
-    // instead of spinning.
-    give_back(page, chunk, layout.spots);
-    return nullptr;
-  }
-
-  /// Sets segment s's "full" mark in the page's bitfield, then re-checks the segment: a free that
-  /// cleared a bit before the mark was set would otherwise leave a wrong mark. acq_rel on both
-  /// marks pairs with the free's clear of the mark (docs/scatter.md, invariant H2).
-  DEVALLOC_DEVICE void mark_segment_full(std::uint32_t page, std::uint32_t s, std::uint32_t& word,
-                                         std::uint32_t spots) const noexcept
-  {
-    detail::device_atomic<std::uint32_t> marks(bitmasks_[page]);
-    const std::uint32_t bit = 1u << s;
-    marks.fetch_or(bit, detail::memory_order_acq_rel);
-    const std::uint32_t now = detail::device_atomic<std::uint32_t>(word).load(detail::memory_order_acquire);
-    if ((now & detail::low_bits(spots)) != detail::low_bits(spots)) {
-      marks.fetch_and(~bit, detail::memory_order_acq_rel);
-    }
+    return page_format::take_spot(bitmasks_[page], page_data(page), chunk, layout, index,
+                                  [&] { give_back(page, chunk, layout.spots); });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1430,20 +1316,7 @@ class Scatter {
                                   std::uint32_t index) const noexcept
   {
     DEVALLOC_PROBE(free_chunk);
-    if (!layout.hierarchical) {
-      const std::uint32_t before = detail::bitfield_release(bitmasks_[page], index);
-      if (((before >> index) & 1u) == 0) { return false; }  // was not allocated (double free)
-    } else {
-      const std::uint32_t s = index / 32u;
-      const std::uint32_t bit = index % 32u;
-      const std::uint32_t spots = layout.segment_spots(s);
-      const std::uint32_t before = detail::bitfield_release(segment_word(page_data(page), s), bit);
-      if (((before >> bit) & 1u) == 0) { return false; }
-      if (before == detail::low_bits(spots)) {
-        // The segment was full: clear its mark (pairs with mark_segment_full).
-        detail::device_atomic<std::uint32_t>(bitmasks_[page]).fetch_and(~(1u << s), detail::memory_order_acq_rel);
-      }
-    }
+    if (!page_format::release_spot(bitmasks_[page], page_data(page), layout, index)) { return false; }
     give_back(page, chunk, layout.spots);
     return true;
   }
