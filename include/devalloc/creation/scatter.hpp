@@ -71,6 +71,7 @@
 #include "../detail/probe.hpp"
 #include "../traits.hpp"
 #include "../detail/warp.hpp"
+#include "scatter/heap.hpp"
 #include "../error.hpp"
 #include "../free_result.hpp"
 #include "../stream.hpp"
@@ -262,7 +263,8 @@ using ScatterConfig =
                        (DEVALLOC_SCATTER_PREFETCH_STATE != 0), DEVALLOC_SCATTER_OPEN_WAIT_READS>;
 
 template <class Config = ScatterConfig>
-class Scatter : protected detail::bitfield_page<Config::pagesize> {
+class Scatter : public scatter_detail::heap<Config> {
+  using base = scatter_detail::heap<Config>;
   using page_format = detail::bitfield_page<Config::pagesize>;
 
  public:
@@ -313,8 +315,6 @@ class Scatter : protected detail::bitfield_page<Config::pagesize> {
   /// Chunk sizes, page layout and page states: detail/bitfield_page.hpp.
   using page_format::hierarchy_threshold;
   using page_format::min_chunk;
-  /// Most pages one heap can have (page indices are 32-bit; byte offsets are 64-bit).
-  static constexpr std::uint32_t max_pages = 1u << 31;
 
   static constexpr creation_traits traits{/*reuses_freed_memory*/ true,
                                           /*exact_refill*/ resetfreedpages,
@@ -351,62 +351,10 @@ class Scatter : protected detail::bitfield_page<Config::pagesize> {
     }
   }
 
-  /// Where the pool's bytes go (host). pages == 0: the pool is too small.
-  struct geometry {
-    std::size_t meta_offset = 0;  ///< header: from pool start
-    std::size_t meta_bytes = 0;   ///< header + tables, up to the first page
-    std::size_t states_offset = 0;
-    std::size_t bitmasks_offset = 0;
-    std::size_t regions_offset = 0;
-    std::size_t blockfull_offset = 0;  ///< per super block: regions over the 90 % threshold
-    std::size_t data_offset = 0;       ///< first page, 256-byte aligned
-    std::uint32_t pages = 0;
-    std::uint32_t pages_per_block = 0;
-    std::uint32_t blocks = 0;
-    std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
-    std::uint32_t regions = 0;
-  };
-
-  /// Host. Splits `bytes` bytes at address `base` into metadata and as many pages as fit.
-  /// A super block larger than the heap becomes one super block of all pages; a heap that does
-  /// not divide into super blocks gets a shorter last one. 64-bit arithmetic throughout.
-  static geometry plan(std::uintptr_t base, std::size_t bytes) noexcept
-  {
-    geometry g{};
-    const std::uintptr_t meta = align_up(base, 256);
-    if (meta < base || meta - base >= bytes) { return g; }
-    const std::size_t available = bytes - (meta - base);
-    // Largest page count whose layout fits (binary search; the fit is monotonic in the count).
-    std::size_t hi = available / (std::size_t{pagesize} + 12u) + 1u;  // does not fit
-    if (hi > max_pages + std::size_t{1}) { hi = max_pages + std::size_t{1}; }
-    std::size_t lo = 0;  // fits (trivially)
-    while (hi - lo > 1) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (layout_for(static_cast<std::uint32_t>(mid), meta).end - meta <= available) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    if (lo == 0) { return g; }
-    const planned p = layout_for(static_cast<std::uint32_t>(lo), meta);
-    g.meta_offset = meta - base;
-    g.states_offset = p.states - base;
-    g.bitmasks_offset = p.bitmasks - base;
-    g.regions_offset = p.regions - base;
-    g.blockfull_offset = p.blockfull - base;
-    g.data_offset = p.data - base;
-    g.meta_bytes = p.data - meta;
-    g.pages = static_cast<std::uint32_t>(lo);
-    g.pages_per_block = p.pages_per_block;
-    g.blocks = p.blocks;
-    g.region_pages = p.region_pages;
-    g.regions = p.regions_count;
-    return g;
-  }
-
-  /// Smallest pool (in bytes, from a 256-aligned address) that holds one page.
-  static constexpr std::size_t min_pool_bytes = 256 + 256 + 20 + 255 + pagesize;
+  /// The pool's layout (max_pages, geometry, plan(), min_pool_bytes): creation/scatter/heap.hpp.
+  using base::min_pool_bytes;
+  using base::plan;
+  using typename base::geometry;
 
   Scatter() = default;
 
@@ -802,6 +750,25 @@ class Scatter : protected detail::bitfield_page<Config::pagesize> {
   static constexpr bool prefetch_state = Config::prefetch_state;
 
  private:
+  // The heap view (creation/scatter/heap.hpp).
+  using base::active_block_;
+  using base::bitmasks_;
+  using base::block_pages;
+  using base::block_regions;
+  using base::blockfull_;
+  using base::blocks_;
+  using base::data_;
+  using base::data_end_;
+  using base::meta_bytes_;
+  using base::page_data;
+  using base::pages_;
+  using base::pages_per_block_;
+  using base::region_pages_;
+  using base::region_size;
+  using base::regions_;
+  using base::regions_count_;
+  using base::states_;
+
   using page_format::large_state;
   using page_format::pack;
   static constexpr std::uint32_t no_conflict = 0xFFFFFFFFu;
@@ -811,39 +778,6 @@ class Scatter : protected detail::bitfield_page<Config::pagesize> {
 
   using page_format::chunk_of;
   using page_format::count_of;
-
-  static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
-
-  struct planned {
-    std::uintptr_t states, bitmasks, regions, blockfull, data, end;
-    std::uint32_t pages_per_block, blocks, region_pages, regions_count;
-  };
-
-  // Layout of `pages` pages with the metadata starting at `meta` (256-aligned). 64-bit sums.
-  static planned layout_for(std::uint32_t pages, std::uintptr_t meta) noexcept
-  {
-    planned p{};
-    std::uint64_t per_block = accessblocksize / pagesize;
-    if (per_block == 0) { per_block = 1; }
-    std::uint64_t region = regionsize < per_block ? regionsize : per_block;
-    if (per_block >= pages) {
-      per_block = pages == 0 ? 1 : pages;  // a super block larger than the heap: one super block of every page
-    } else {
-      per_block -= per_block % region;  // several super blocks: regions must not straddle them
-    }
-    if (region > per_block) { region = per_block; }
-    p.pages_per_block = static_cast<std::uint32_t>(per_block);
-    p.blocks = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + per_block - 1) / per_block);
-    p.region_pages = static_cast<std::uint32_t>(region);
-    p.regions_count = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + region - 1) / region);
-    p.states = meta + 256;
-    p.bitmasks = p.states + std::uintptr_t{8} * pages;
-    p.regions = p.bitmasks + std::uintptr_t{4} * pages;
-    p.blockfull = p.regions + std::uintptr_t{4} * p.regions_count;
-    p.data = align_up(p.blockfull + std::uintptr_t{4} * p.blocks, 256);
-    p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
-    return p;
-  }
 
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t round_size(std::size_t bytes) noexcept
   {
@@ -868,36 +802,12 @@ class Scatter : protected detail::bitfield_page<Config::pagesize> {
            (chunk & (align - 1u)) == 0;
   }
 
-  DEVALLOC_HOST_DEVICE char* page_data(std::uint32_t page) const noexcept
-  {
-    return data_ + static_cast<std::size_t>(page) * pagesize;
-  }
-
   using page_format::segment_word;
 
   /// §5.4: pass 0 skips a region whose full pages exceed 90 % of its pages.
   DEVALLOC_HOST_DEVICE static constexpr bool over_threshold(std::uint32_t full, std::uint32_t pages) noexcept
   {
     return static_cast<std::uint64_t>(full) * 10u > static_cast<std::uint64_t>(pages) * 9u;
-  }
-
-  /// Pages of super block `block` (the last one may be short).
-  DEVALLOC_HOST_DEVICE std::uint32_t block_pages(std::uint32_t block) const noexcept
-  {
-    return block + 1u == blocks_ ? pages_ - block * pages_per_block_ : pages_per_block_;
-  }
-
-  /// Regions of super block `block`.
-  DEVALLOC_HOST_DEVICE std::uint32_t block_regions(std::uint32_t block) const noexcept
-  {
-    const std::uint32_t n = block_pages(block);
-    return n / region_pages_ + (n % region_pages_ != 0);
-  }
-
-  DEVALLOC_HOST_DEVICE std::uint32_t region_size(std::uint32_t region) const noexcept
-  {
-    const std::uint32_t first = region * region_pages_;
-    return pages_ - first < region_pages_ ? pages_ - first : region_pages_;
   }
 
   using page_format::load_state;
@@ -1499,20 +1409,6 @@ class Scatter : protected detail::bitfield_page<Config::pagesize> {
     }
     return r;
   }
-
-  std::uint64_t* states_ = nullptr;        // per page: chunk size << 32 | fill count
-  std::uint32_t* bitmasks_ = nullptr;      // per page: usage bits / segment-full marks / run length
-  std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
-  std::uint32_t* blockfull_ = nullptr;     // per super block: regions over the 90 % threshold (over_threshold)
-  std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
-  char* data_ = nullptr;
-  char* data_end_ = nullptr;
-  std::size_t meta_bytes_ = 0;
-  std::uint32_t pages_ = 0;
-  std::uint32_t pages_per_block_ = 0;
-  std::uint32_t blocks_ = 0;
-  std::uint32_t region_pages_ = 1;
-  std::uint32_t regions_count_ = 0;
 };
 
 }  // namespace creation
