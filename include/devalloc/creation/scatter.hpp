@@ -73,6 +73,7 @@
 #include "../detail/warp.hpp"
 #include "scatter/fill.hpp"
 #include "scatter/heap.hpp"
+#include "scatter/pages.hpp"
 #include "../error.hpp"
 #include "../free_result.hpp"
 #include "../stream.hpp"
@@ -264,8 +265,8 @@ using ScatterConfig =
                        (DEVALLOC_SCATTER_PREFETCH_STATE != 0), DEVALLOC_SCATTER_OPEN_WAIT_READS>;
 
 template <class Config = ScatterConfig>
-class Scatter : public scatter_detail::fill<Config> {
-  using base = scatter_detail::fill<Config>;
+class Scatter : public scatter_detail::multi_page<Config> {
+  using base = scatter_detail::multi_page<Config>;
   using page_format = detail::bitfield_page<Config::pagesize>;
 
  public:
@@ -781,9 +782,15 @@ class Scatter : public scatter_detail::fill<Config> {
   using base::region_sub;
   using base::take_spot;
 
+  // Requests larger than a page, and their free-page runs (creation/scatter/pages.hpp).
+  using base::alloc_pages;
+  using base::free_pages;
+  using base::pages_needed;
+  using base::summarize_runs;
+  using typename base::run_summary;
+
   using page_format::large_state;
   using page_format::pack;
-  static constexpr std::uint32_t no_conflict = 0xFFFFFFFFu;
   static constexpr std::uint64_t no_hash = ~std::uint64_t{0};
   /// No state read yet (never a page state: no count reaches 2^32 - 1).
   static constexpr std::uint64_t no_state = ~std::uint64_t{0};
@@ -795,11 +802,6 @@ class Scatter : public scatter_detail::fill<Config> {
   {
     // bytes <= pagesize <= 2^30 here
     return static_cast<std::uint32_t>((bytes + (min_chunk - 1)) / min_chunk * min_chunk);
-  }
-
-  DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pages_needed(std::size_t bytes) noexcept
-  {
-    return static_cast<std::uint64_t>(bytes / pagesize) + (bytes % pagesize != 0 ? 1u : 0u);
   }
 
   /// Whether a page split into `chunk`-byte chunks may serve a request of `size` bytes (§6.1
@@ -1146,109 +1148,6 @@ class Scatter : public scatter_detail::fill<Config> {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Requests larger than a page (ScatterAlloc §6.3; thesis fig. 2.3)
-
-  /// Searches `need` consecutive free pages from the end of the heap downwards (regions whose
-  /// pages are all in use are skipped at once), reserves them from the top by CAS 0 -> large, and
-  /// on a conflict gives the reserved ones back and continues below the conflict.
-  DEVALLOC_DEVICE void* alloc_pages(std::size_t bytes) const noexcept
-  {
-    const std::uint64_t need64 = pages_needed(bytes);
-    if (need64 > pages_) { return nullptr; }
-    const auto need = static_cast<std::uint32_t>(need64);
-    std::int64_t i = static_cast<std::int64_t>(pages_) - 1;
-    std::uint32_t run = 0;
-    while (i >= 0) {
-      const auto page = static_cast<std::uint32_t>(i);
-      const std::uint32_t region = page / region_pages_;
-      const std::uint32_t region_first = region * region_pages_;
-      if (page == region_first + region_size(region) - 1u &&
-          detail::atomic_load_relaxed(regions_[region]) >= region_size(region)) {
-        run = 0;  // every page of the region is full or part of a multi-page chunk
-        i = static_cast<std::int64_t>(region_first) - 1;
-        continue;
-      }
-      if (load_state(states_, page) != 0) {
-        run = 0;
-        --i;
-        continue;
-      }
-      if (++run < need) {
-        --i;
-        continue;
-      }
-      const std::uint32_t conflict = reserve_pages(page, need);
-      if (conflict == no_conflict) { return page_data(page); }
-      run = 0;
-      i = static_cast<std::int64_t>(conflict) - 1;
-    }
-    return nullptr;
-  }
-
-  /// Reserves pages [first, first + need) (§6.3: set every page's chunk size; roll back on
-  /// conflict). Returns no_conflict or the page that was taken by someone else.
-  DEVALLOC_DEVICE std::uint32_t reserve_pages(std::uint32_t first, std::uint32_t need) const noexcept
-  {
-    for (std::uint32_t k = need; k-- > 0;) {
-      std::uint64_t expected = 0;
-      // acquire: the previous users' frees of these pages happen before our use.
-      if (!detail::device_atomic<std::uint64_t>(states_[first + k])
-             .compare_exchange_strong(expected, large_state, detail::memory_order_acquire,
-                                      detail::memory_order_relaxed)) {
-        for (std::uint32_t j = k + 1u; j < need; ++j) {
-          detail::device_atomic<std::uint64_t>(states_[first + j]).fetch_sub(large_state, detail::memory_order_release);
-        }
-        return first + k;
-      }
-    }
-    for (std::uint32_t k = 0; k < need; ++k) {
-      detail::device_atomic<std::uint32_t>(bitmasks_[first + k])
-        .store(k == 0 ? need : 0u, detail::memory_order_relaxed);
-    }
-    add_run_to_regions(first, need, true);
-    return no_conflict;
-  }
-
-  /// Releases the multi-page chunk starting at page `first` (whose state was seen as large).
-  /// invalid_pointer if `first` is an inner page of a multi-page chunk (page count 0 while the
-  /// state is still large), double_free if another free took the page count first.
-  DEVALLOC_DEVICE free_result free_pages(std::uint32_t first) const noexcept
-  {
-    detail::device_atomic<std::uint32_t> count(bitmasks_[first]);
-    std::uint32_t need = count.load(detail::memory_order_relaxed);
-    if (need == 0 || need > pages_ - first) { return free_result::invalid_pointer; }  // not a first page
-    // Taking the page count to 0 claims the free: of two racing frees of one chunk, one frees it.
-    // A free page's bitfield is zero (open_page relies on it); the release below publishes it.
-    if (!count.compare_exchange_strong(need, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
-      return free_result::double_free;
-    }
-    add_run_to_regions(first, need, false);
-    for (std::uint32_t k = 0; k < need; ++k) {
-      // release: our writes to the pages happen before their next user's acquire.
-      detail::device_atomic<std::uint64_t>(states_[first + k]).fetch_sub(large_state, detail::memory_order_release);
-    }
-    return free_result::freed;
-  }
-
-  /// Pages of a multi-page chunk count as full pages of their regions.
-  DEVALLOC_DEVICE void add_run_to_regions(std::uint32_t first, std::uint32_t need, bool add) const noexcept
-  {
-    const std::uint64_t end = static_cast<std::uint64_t>(first) + need;
-    std::uint32_t page = first;
-    while (page < end) {
-      const std::uint32_t region = page / region_pages_;
-      const std::uint64_t region_end = static_cast<std::uint64_t>(region) * region_pages_ + region_size(region);
-      const auto upto = static_cast<std::uint32_t>(region_end < end ? region_end : end);
-      if (add) {
-        region_add(page, upto - page);
-      } else {
-        region_sub(page, upto - page);
-      }
-      page = upto;
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
   // getAvailableSlots (thesis §4.3.5), shared by the host and the device variant
 
   /// Per-page count: pages [begin, pages_) with stride `step`.
@@ -1270,40 +1169,6 @@ class Scatter : public scatter_detail::fill<Config> {
       if (used < spots) { slots += spots - used; }
     }
     return slots;
-  }
-
-  /// Free-page runs of [lo, hi): the run touching lo (head), the one touching hi (tail), and the
-  /// slots of `need` pages in the runs between them (inner). all_free: the whole range is free.
-  struct run_summary {
-    std::uint64_t head = 0, tail = 0, inner = 0;
-    bool all_free = true;
-  };
-
-  DEVALLOC_HOST_DEVICE static run_summary summarize_runs(const std::uint64_t* states, std::uint32_t lo,
-                                                         std::uint32_t hi, std::uint64_t need) noexcept
-  {
-    run_summary r;
-    std::uint64_t run = 0;
-    for (std::uint32_t page = lo; page < hi; ++page) {
-      if (load_state(states, page) == 0) {
-        ++run;
-        continue;
-      }
-      if (r.all_free) {
-        r.head = run;
-        r.all_free = false;
-      } else {
-        r.inner += run / need;
-      }
-      run = 0;
-    }
-    if (r.all_free) {
-      r.head = run;
-      r.tail = run;
-    } else {
-      r.tail = run;
-    }
-    return r;
   }
 };
 
