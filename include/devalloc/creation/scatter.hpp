@@ -51,6 +51,33 @@
 //             meantime, who then does the same when it leaves. This is the paper's lock-by-count
 //             reset (§6.2 free lines 10-16) done in one step, and no page keeps a stale chunk size.
 //
+// Where each piece lives (each file names the seed sections it implements). Scatter derives from
+// one chain of class templates, each adding functions and none adding data, so that the policy
+// object stays one trivially copyable value of pointers and every call is an ordinary inline
+// member call (no virtual functions):
+//   detail/bitfield_page.hpp         the page format, parameterised by the page size only (reusable
+//                                    by other creation policies): page_layout / layout_of, flat and
+//                                    hierarchical pages, segment words, the packed state word
+//                                    (pack, chunk_of, count_of, lock_count, large_chunk), and
+//                                    winning / releasing a spot (take_spot, release_spot,
+//                                    mark_segment_full)
+//   creation/scatter/heap.hpp        scatter_detail::heap: the pool layout above (geometry, plan)
+//                                    and the heap view (pointers, page / super block / region
+//                                    geometry)
+//   creation/scatter/fill.hpp        scatter_detail::fill: region and super block fill counters
+//                                    (region_add / region_sub, over_threshold, block_over),
+//                                    account_increment, give_back, free_chunk, maybe_reactivate
+//   creation/scatter/pages.hpp       scatter_detail::multi_page: requests larger than a page
+//                                    (alloc_pages, reserve_pages, free_pages, add_run_to_regions)
+//                                    and the free-page runs getAvailableSlots counts
+//   creation/scatter/search.hpp      scatter_detail::search: size classes (class_of, accepts), the
+//                                    start page (eq. (3), class sequence) and the walk (alloc_chunk,
+//                                    search_block, may_serve_mask, try_page, try_page_group,
+//                                    reserve, open_page), count_free_chunks
+//   creation/scatter.hpp (this file) the configuration and Scatter's interface: host set-up and
+//                                    diagnostics, create, destroy (classifying every pointer),
+//                                    chunk_start, available_slots
+//
 // Configuration (thesis §4.3.7): derive from ScatterConfig and override members, e.g.
 //   struct MyConfig : devalloc::creation::ScatterConfig { static constexpr std::uint32_t pagesize = 1024; };
 // or change a default for a whole build with -DDEVALLOC_SCATTER_<NAME>=<value> (names below).
@@ -64,12 +91,15 @@
 #include "../detail/atomic.hpp"
 #include "../detail/backend.hpp"
 #include "../detail/bitfield.hpp"
-#include "../detail/hash.hpp"
+#include "../detail/bitfield_page.hpp"
 #include "../detail/platform.hpp"
 #include "../pool.hpp"
-#include "../detail/probe.hpp"
 #include "../traits.hpp"
 #include "../detail/warp.hpp"
+#include "scatter/fill.hpp"
+#include "scatter/heap.hpp"
+#include "scatter/pages.hpp"
+#include "scatter/search.hpp"
 #include "../error.hpp"
 #include "../free_result.hpp"
 #include "../stream.hpp"
@@ -261,7 +291,10 @@ using ScatterConfig =
                        (DEVALLOC_SCATTER_PREFETCH_STATE != 0), DEVALLOC_SCATTER_OPEN_WAIT_READS>;
 
 template <class Config = ScatterConfig>
-class Scatter {
+class Scatter : public scatter_detail::search<Config> {
+  using base = scatter_detail::search<Config>;
+  using page_format = detail::bitfield_page<Config::pagesize>;
+
  public:
   using config = Config;
 
@@ -277,11 +310,10 @@ class Scatter {
   static constexpr std::uint32_t sequence_min_lanes = Config::sequence_min_lanes;
   static constexpr std::uint32_t sequence_shared_spots = Config::sequence_shared_spots;
   static constexpr bool scan_ahead = Config::scan_ahead;
-  /// Pages whose states one pass-0 scan reads (scan_ahead).
-  static constexpr std::uint32_t scan_width = 16;
-  /// sequence_fallback 1 and 2: pages of the sequence pass 0 looks at before it walks on from the
-  /// fallback page.
-  static constexpr std::uint32_t sequence_walk = 16;
+  /// Pages one pass-0 scan reads (scan_ahead) and pages of the sequence before the fallback
+  /// (sequence_fallback 1 and 2): creation/scatter/search.hpp.
+  using base::scan_width;
+  using base::sequence_walk;
 
   static_assert(pagesize >= 256 && pagesize % 256 == 0 && pagesize <= (1u << 30),
                 "Scatter: pagesize must be a multiple of 256 between 256 and 2^30 bytes; change Config::pagesize "
@@ -307,13 +339,9 @@ class Scatter {
                 "Scatter: hash_spread must be between 1 and 32; change "
                 "Config::hash_spread or -DDEVALLOC_SCATTER_HASH_SPREAD");
 
-  /// Granule of chunk sizes: every request is rounded up to a multiple of it, so every pointer is
-  /// at least 16-byte aligned.
-  static constexpr std::uint32_t min_chunk = 16;
-  /// Chunk sizes below this use the hierarchical (two-level) page layout (thesis §4.3.5).
-  static constexpr std::uint32_t hierarchy_threshold = (pagesize - 2 * sizeof(std::uint32_t)) / 33;
-  /// Most pages one heap can have (page indices are 32-bit; byte offsets are 64-bit).
-  static constexpr std::uint32_t max_pages = 1u << 31;
+  /// Chunk sizes, page layout and page states: detail/bitfield_page.hpp.
+  using page_format::hierarchy_threshold;
+  using page_format::min_chunk;
 
   static constexpr creation_traits traits{/*reuses_freed_memory*/ true,
                                           /*exact_refill*/ resetfreedpages,
@@ -326,130 +354,19 @@ class Scatter {
                                           /*detects_double_free*/ true,
                                           /*supports_shared_chunks*/ true};
 
-  /// How a page is split for one chunk size (thesis §4.3.5, countFreeChunksInPage).
-  struct page_layout {
-    std::uint32_t spots = 0;          ///< chunks on the page
-    std::uint32_t full_segments = 0;  ///< hierarchical: segments of 32 chunks
-    std::uint32_t additional = 0;     ///< hierarchical: chunks in the last, partial segment
-    bool hierarchical = false;
+  /// How a page is split for one chunk size (page_layout, layout_of, flat_spots):
+  /// detail/bitfield_page.hpp.
+  using page_format::flat_spots;
+  using page_format::layout_of;
+  using typename page_format::page_layout;
 
-    DEVALLOC_HOST_DEVICE constexpr std::uint32_t segments() const noexcept { return full_segments + (additional != 0); }
-    DEVALLOC_HOST_DEVICE constexpr std::uint32_t segment_spots(std::uint32_t s) const noexcept
-    {
-      return s < full_segments ? 32u : additional;
-    }
-  };
+  /// Chunk size of a page opened for a request (size classes): creation/scatter/search.hpp.
+  using base::class_of;
 
-  /// Chunks of a flat page (chunk > hierarchy_threshold).
-  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t flat_spots(std::uint32_t chunk) noexcept
-  {
-    const std::uint32_t n = pagesize / chunk;
-    return n < 32u ? n : 32u;
-  }
-
-  /// Layout of a page split into chunks of `chunk` bytes (16 <= chunk <= pagesize).
-  /// Flat (chunk > hierarchy_threshold): min(pagesize / chunk, 32) chunks. Hierarchical: segments
-  /// of 32 chunks + one 4-byte bitfield each, then as many additional chunks as fit beside one more
-  /// bitfield; at most 32 segments.
-  DEVALLOC_HOST_DEVICE static constexpr page_layout layout_of(std::uint32_t chunk) noexcept
-  {
-    page_layout layout{};
-    if (chunk > hierarchy_threshold) {
-      layout.spots = flat_spots(chunk);
-      return layout;
-    }
-    layout.hierarchical = true;
-    const std::uint32_t segment_bytes = chunk * 32u + 4u;  // < 2^30: chunk <= pagesize / 33
-    std::uint32_t full = pagesize / segment_bytes;
-    if (full >= 32u) {
-      layout.full_segments = 32u;
-      layout.spots = 1024u;
-      return layout;
-    }
-    const std::uint32_t rest = pagesize - full * segment_bytes;
-    const std::uint32_t additional = rest >= chunk + 4u ? (rest - 4u) / chunk : 0u;  // < 32
-    layout.full_segments = full;
-    layout.additional = additional;
-    layout.spots = full * 32u + additional;
-    return layout;
-  }
-
-  /// Chunk size of a page opened for a request of `size` bytes (a multiple of 16, <= pagesize):
-  /// with Config::size_classes and a flat layout, the largest multiple of the request's alignment
-  /// (min(lowbit(size), 256)) with as many chunks per page as `size` and at most size x wastefactor;
-  /// otherwise `size`. The result is accepted by every request of that class (accepts()).
-  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t class_of(std::uint32_t size) noexcept
-  {
-    if constexpr (!size_classes) {
-      return size;
-    } else {
-      if (size <= hierarchy_threshold) { return size; }
-      const std::uint32_t low = size & (0u - size);
-      const std::uint32_t align = low < 256u ? low : 256u;
-      const std::uint32_t n = flat_spots(size);
-      std::uint64_t c = pagesize / n / align * align;  // >= size: size is a multiple of align, <= pagesize / n
-      const std::uint64_t limit = static_cast<std::uint64_t>(size) * wastefactor / align * align;
-      if (c > limit) { c = limit; }
-      return static_cast<std::uint32_t>(c);
-    }
-  }
-
-  /// Where the pool's bytes go (host). pages == 0: the pool is too small.
-  struct geometry {
-    std::size_t meta_offset = 0;  ///< header: from pool start
-    std::size_t meta_bytes = 0;   ///< header + tables, up to the first page
-    std::size_t states_offset = 0;
-    std::size_t bitmasks_offset = 0;
-    std::size_t regions_offset = 0;
-    std::size_t blockfull_offset = 0;  ///< per super block: regions over the 90 % threshold
-    std::size_t data_offset = 0;       ///< first page, 256-byte aligned
-    std::uint32_t pages = 0;
-    std::uint32_t pages_per_block = 0;
-    std::uint32_t blocks = 0;
-    std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
-    std::uint32_t regions = 0;
-  };
-
-  /// Host. Splits `bytes` bytes at address `base` into metadata and as many pages as fit.
-  /// A super block larger than the heap becomes one super block of all pages; a heap that does
-  /// not divide into super blocks gets a shorter last one. 64-bit arithmetic throughout.
-  static geometry plan(std::uintptr_t base, std::size_t bytes) noexcept
-  {
-    geometry g{};
-    const std::uintptr_t meta = align_up(base, 256);
-    if (meta < base || meta - base >= bytes) { return g; }
-    const std::size_t available = bytes - (meta - base);
-    // Largest page count whose layout fits (binary search; the fit is monotonic in the count).
-    std::size_t hi = available / (std::size_t{pagesize} + 12u) + 1u;  // does not fit
-    if (hi > max_pages + std::size_t{1}) { hi = max_pages + std::size_t{1}; }
-    std::size_t lo = 0;  // fits (trivially)
-    while (hi - lo > 1) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (layout_for(static_cast<std::uint32_t>(mid), meta).end - meta <= available) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    if (lo == 0) { return g; }
-    const planned p = layout_for(static_cast<std::uint32_t>(lo), meta);
-    g.meta_offset = meta - base;
-    g.states_offset = p.states - base;
-    g.bitmasks_offset = p.bitmasks - base;
-    g.regions_offset = p.regions - base;
-    g.blockfull_offset = p.blockfull - base;
-    g.data_offset = p.data - base;
-    g.meta_bytes = p.data - meta;
-    g.pages = static_cast<std::uint32_t>(lo);
-    g.pages_per_block = p.pages_per_block;
-    g.blocks = p.blocks;
-    g.region_pages = p.region_pages;
-    g.regions = p.regions_count;
-    return g;
-  }
-
-  /// Smallest pool (in bytes, from a 256-aligned address) that holds one page.
-  static constexpr std::size_t min_pool_bytes = 256 + 256 + 20 + 255 + pagesize;
+  /// The pool's layout (max_pages, geometry, plan(), min_pool_bytes): creation/scatter/heap.hpp.
+  using base::min_pool_bytes;
+  using base::plan;
+  using typename base::geometry;
 
   Scatter() = default;
 
@@ -835,14 +752,11 @@ class Scatter {
     return static_cast<std::size_t>(detail::group_sum(group, static_cast<unsigned long long>(mine), below));
   }
 
-  /// Rounds over a hierarchical page's segments before a reservation holder gives up (take_spot).
-  static constexpr std::uint32_t max_scan_rounds = 32;
-
-  /// Marks a page that belongs to a multi-page chunk (stored as the chunk size).
-  static constexpr std::uint32_t large_chunk = 0xFFFFFFFFu;
-  /// Fill count of a page being opened or belonging to a multi-page chunk: larger than any chunk
-  /// count plus any number of transient reservations, so that no reservation succeeds on it.
-  static constexpr std::uint32_t lock_count = 1u << 30;
+  /// The page state's marks (multi-page chunk, LOCK) and the segment scan bound:
+  /// detail/bitfield_page.hpp.
+  using page_format::large_chunk;
+  using page_format::lock_count;
+  using page_format::max_scan_rounds;
   /// Pass 0: how often a page that another worker is opening (LOCK, hierarchical layouts) is
   /// re-read before the search walks on.
   static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
@@ -850,796 +764,46 @@ class Scatter {
   static constexpr bool prefetch_state = Config::prefetch_state;
 
  private:
-  DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pack(std::uint32_t chunk, std::uint32_t count) noexcept
-  {
-    return (static_cast<std::uint64_t>(chunk) << 32) | count;
-  }
-  static constexpr std::uint64_t large_state = (static_cast<std::uint64_t>(large_chunk) << 32) | lock_count;
-  static constexpr std::uint32_t no_conflict = 0xFFFFFFFFu;
-  static constexpr std::uint64_t no_hash = ~std::uint64_t{0};
-  /// No state read yet (never a page state: no count reaches 2^32 - 1).
-  static constexpr std::uint64_t no_state = ~std::uint64_t{0};
+  // The heap view (creation/scatter/heap.hpp).
+  using base::active_block_;
+  using base::bitmasks_;
+  using base::blockfull_;
+  using base::blocks_;
+  using base::data_;
+  using base::data_end_;
+  using base::meta_bytes_;
+  using base::page_data;
+  using base::pages_;
+  using base::pages_per_block_;
+  using base::region_pages_;
+  using base::region_size;
+  using base::regions_;
+  using base::regions_count_;
+  using base::states_;
 
-  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t chunk_of(std::uint64_t state) noexcept
-  {
-    return static_cast<std::uint32_t>(state >> 32);
-  }
-  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t count_of(std::uint64_t state) noexcept
-  {
-    return static_cast<std::uint32_t>(state);
-  }
+  // Fill accounting, give-back and free (creation/scatter/fill.hpp).
+  using base::free_chunk;
+  using base::maybe_reactivate;
+  using base::over_threshold;
 
-  static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
+  // Requests larger than a page, and their free-page runs (creation/scatter/pages.hpp).
+  using base::alloc_pages;
+  using base::free_pages;
+  using base::pages_needed;
+  using base::summarize_runs;
+  using typename base::run_summary;
 
-  struct planned {
-    std::uintptr_t states, bitmasks, regions, blockfull, data, end;
-    std::uint32_t pages_per_block, blocks, region_pages, regions_count;
-  };
+  // The search for chunks up to a page and their count (creation/scatter/search.hpp).
+  using base::alloc_chunk;
+  using base::count_free_chunks;
+  using base::round_size;
 
-  // Layout of `pages` pages with the metadata starting at `meta` (256-aligned). 64-bit sums.
-  static planned layout_for(std::uint32_t pages, std::uintptr_t meta) noexcept
-  {
-    planned p{};
-    std::uint64_t per_block = accessblocksize / pagesize;
-    if (per_block == 0) { per_block = 1; }
-    std::uint64_t region = regionsize < per_block ? regionsize : per_block;
-    if (per_block >= pages) {
-      per_block = pages == 0 ? 1 : pages;  // a super block larger than the heap: one super block of every page
-    } else {
-      per_block -= per_block % region;  // several super blocks: regions must not straddle them
-    }
-    if (region > per_block) { region = per_block; }
-    p.pages_per_block = static_cast<std::uint32_t>(per_block);
-    p.blocks = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + per_block - 1) / per_block);
-    p.region_pages = static_cast<std::uint32_t>(region);
-    p.regions_count = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + region - 1) / region);
-    p.states = meta + 256;
-    p.bitmasks = p.states + std::uintptr_t{8} * pages;
-    p.regions = p.bitmasks + std::uintptr_t{4} * pages;
-    p.blockfull = p.regions + std::uintptr_t{4} * p.regions_count;
-    p.data = align_up(p.blockfull + std::uintptr_t{4} * p.blocks, 256);
-    p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
-    return p;
-  }
-
-  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t round_size(std::size_t bytes) noexcept
-  {
-    // bytes <= pagesize <= 2^30 here
-    return static_cast<std::uint32_t>((bytes + (min_chunk - 1)) / min_chunk * min_chunk);
-  }
-
-  DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pages_needed(std::size_t bytes) noexcept
-  {
-    return static_cast<std::uint64_t>(bytes / pagesize) + (bytes % pagesize != 0 ? 1u : 0u);
-  }
-
-  /// Whether a page split into `chunk`-byte chunks may serve a request of `size` bytes (§6.1
-  /// alloc line 11 with the wastefactor; plus: the chunk keeps the alignment the request's size
-  /// carries, so AlignmentPolicy padding to N gives N-aligned pointers).
-  DEVALLOC_HOST_DEVICE static constexpr bool accepts(std::uint32_t chunk, std::uint32_t size) noexcept
-  {
-    const std::uint32_t low = size & (0u - size);
-    const std::uint32_t align = low < 256u ? low : 256u;
-    return chunk >= size && chunk <= pagesize &&
-           static_cast<std::uint64_t>(chunk) <= static_cast<std::uint64_t>(size) * wastefactor &&
-           (chunk & (align - 1u)) == 0;
-  }
-
-  DEVALLOC_HOST_DEVICE char* page_data(std::uint32_t page) const noexcept
-  {
-    return data_ + static_cast<std::size_t>(page) * pagesize;
-  }
-
-  /// In-page bitfield of segment `s` (at the end of the page, thesis fig. 2.5).
-  DEVALLOC_HOST_DEVICE static std::uint32_t& segment_word(char* page, std::uint32_t s) noexcept
-  {
-    return *reinterpret_cast<std::uint32_t*>(page + pagesize - sizeof(std::uint32_t) * (s + 1u));
-  }
-
-  /// §5.4: pass 0 skips a region whose full pages exceed 90 % of its pages.
-  DEVALLOC_HOST_DEVICE static constexpr bool over_threshold(std::uint32_t full, std::uint32_t pages) noexcept
-  {
-    return static_cast<std::uint64_t>(full) * 10u > static_cast<std::uint64_t>(pages) * 9u;
-  }
-
-  /// Pages of super block `block` (the last one may be short).
-  DEVALLOC_HOST_DEVICE std::uint32_t block_pages(std::uint32_t block) const noexcept
-  {
-    return block + 1u == blocks_ ? pages_ - block * pages_per_block_ : pages_per_block_;
-  }
-
-  /// Regions of super block `block`.
-  DEVALLOC_HOST_DEVICE std::uint32_t block_regions(std::uint32_t block) const noexcept
-  {
-    const std::uint32_t n = block_pages(block);
-    return n / region_pages_ + (n % region_pages_ != 0);
-  }
-
-  DEVALLOC_HOST_DEVICE std::uint32_t region_size(std::uint32_t region) const noexcept
-  {
-    const std::uint32_t first = region * region_pages_;
-    return pages_ - first < region_pages_ ? pages_ - first : region_pages_;
-  }
-
-  DEVALLOC_HOST_DEVICE static std::uint64_t load_state(const std::uint64_t* states, std::uint32_t page) noexcept
-  {
-    return detail::device_atomic<std::uint64_t>(const_cast<std::uint64_t&>(states[page]))
-      .load(detail::memory_order_relaxed);
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Allocation of chunks up to one page (ScatterAlloc §6.1)
-
-  DEVALLOC_DEVICE void* alloc_chunk(std::uint32_t size) const noexcept
-  {
-    DEVALLOC_PROBE(alloc_chunk);
-    // The chunk size a page opened for this request gets; same chunk count per page as `size`.
-    const std::uint32_t cls = class_of(size);
-    const page_layout fresh = layout_of(cls);
-    std::uint64_t hash;
-    std::uint64_t sequence = no_hash;  // page of the class sequence tried before the walk
-    if constexpr (hash_warp_term == 2u) {
-      // See ScatterConfig::hash_warp_term: the lanes of this warp asking for the same class take
-      // consecutive slots of the class' page sequence; slot x spread / chunks per page is the page
-      // offset.
-      const std::uint32_t group = detail::match_any(detail::active_mask(), cls);
-      const std::uint32_t lanes = detail::popcount(group);
-      const std::uint64_t slot = static_cast<std::uint64_t>(detail::warp_id()) * lanes + detail::rank_in(group);
-      // No mp term in the sequence: with it, every multiprocessor's warps would open their own
-      // pages of each class again (the heap then runs out of pages while they are nearly empty,
-      // and pages of large chunks collide at random; docs/notes/scatter-lab.md). The lanes of a
-      // warp that meet at one page are served together (try_page_group), so no lane is displaced
-      // by a lost open CAS.
-      hash = static_cast<std::uint64_t>(cls) * Config::hash_k_size + slot * hash_spread / fresh.spots;
-      if (lanes < sequence_min_lanes && fresh.spots >= sequence_shared_spots) {
-        // A small group: eq. (3)'s page (see ScatterConfig::sequence_min_lanes).
-        hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0);
-      } else if constexpr (sequence_fallback != 0) {
-        // The walk itself starts elsewhere (see ScatterConfig::sequence_fallback).
-        sequence = hash;
-        hash = sequence_fallback == 1u
-                 ? detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0)
-                 : sequence + static_cast<std::uint64_t>(detail::sm_id()) * Config::hash_k_mp;
-      }
-    } else {
-      std::uint64_t extra = 0;
-      if constexpr (hash_warp_term == 1u) {
-        // Per-warp page tiles (the first version of the term).
-        const std::uint32_t lanes_per_page = fresh.spots < detail::warp_size ? fresh.spots : detail::warp_size;
-        const std::uint32_t pages_per_warp = (detail::warp_size + lanes_per_page - 1u) / lanes_per_page;
-        const std::uint32_t warps_per_page = fresh.spots > detail::warp_size ? fresh.spots / detail::warp_size : 1u;
-        extra = static_cast<std::uint64_t>(detail::warp_id() / warps_per_page) * pages_per_warp +
-                detail::lane_id() / lanes_per_page;
-      }
-      // §5.3 eq. (3)
-      hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, extra);
-    }
-    detail::device_atomic<std::uint32_t> active(*active_block_);
-    const std::uint32_t first_block = blocks_ > 1 ? active.load(detail::memory_order_relaxed) % blocks_ : 0u;
-    // Pass 0: the paper's search (regions over 90 % full skipped, fetch_add reservations), super
-    // block by super block from the active one, moving the active pointer past blocks that fail.
-    // Pass 1: every page of every region that is not completely full, with CAS reservations that
-    // never over-count, so that a heap with a free slot anywhere does not report out of memory.
-    for (std::uint32_t pass = 0; pass < 2; ++pass) {
-      if (pass == 1) { DEVALLOC_PROBE(pass1); }
-      std::uint32_t block = first_block;
-      for (std::uint32_t tried = 0; tried < blocks_; ++tried) {
-        if (pass == 0 && tried == 0 && sequence != no_hash) {
-          // The lane's sequence page and the few after it (the gaps hash_spread leaves), then the
-          // walk from the fallback page.
-          if (void* p = search_block(block, size, fresh, cls, sequence, false, sequence_walk)) { return p; }
-        }
-        if (void* p = search_block(block, size, fresh, cls, hash, pass != 0)) { return p; }
-        const std::uint32_t next = block + 1u == blocks_ ? 0u : block + 1u;
-        if (pass == 0 && blocks_ > 1) {
-          std::uint32_t expected = block;  // §5.4: proceed to the next super block
-          active.compare_exchange_strong(expected, next, detail::memory_order_relaxed, detail::memory_order_relaxed);
-        }
-        block = next;
-      }
-    }
-    return nullptr;
-  }
-
-  /// §6.1 alloc lines 1-32 within one super block: start at the hashed page, walk region by
-  /// region (skipping regions over the fill threshold), wrapping around once.
-  DEVALLOC_DEVICE bool block_over(std::uint32_t block) const noexcept
-  {
-    return detail::atomic_load_relaxed(blockfull_[block]) >= block_regions(block);
-  }
-
-  DEVALLOC_DEVICE void* search_block(std::uint32_t block, std::uint32_t size, const page_layout& fresh,
-                                     std::uint32_t cls, std::uint64_t hash, bool exhaustive,
-                                     std::uint32_t limit = ~0u) const noexcept
-  {
-    const std::uint32_t first = block * pages_per_block_;
-    const std::uint32_t n = block_pages(block);
-    std::uint32_t pos = static_cast<std::uint32_t>(hash % n);
-    const std::uint32_t walk = limit < n ? limit : n;  // pages to look at
-    std::uint32_t left = walk;
-    // prefetch_state: the first page's state, loaded before (and independently of) its region's
-    // counter, so both cost one memory latency; the first try uses it instead of reading again.
-    // It may be stale by the time it is used, as any relaxed read may: the try's atomics decide.
-    std::uint64_t hint = no_state;
-    if constexpr (prefetch_state) {
-      if (!exhaustive && walk > 0) { hint = load_state(states_, first + pos); }
-    }
-    while (left > 0) {
-      const std::uint32_t page = first + pos;
-      const std::uint32_t region = page / region_pages_;
-      const std::uint32_t region_pages = region_size(region);
-      const std::uint32_t region_end = region * region_pages_ + region_pages;  // within this block
-      std::uint32_t span = region_end - page;
-      if (span > left) { span = left; }
-      const std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
-      // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
-      const bool usable = exhaustive ? full < region_pages : !over_threshold(full, region_pages);
-      if (usable) {
-        // scan_ahead: `may` holds the pages [scanned, scan_end) read. The walk's first page is tried
-        // without a scan (it usually serves: one memory latency less on the common path).
-        std::uint32_t scanned = 0, scan_end = left == walk ? 1u : 0u, may = scan_end;
-        for (std::uint32_t k = 0; k < span; ++k) {
-          if constexpr (scan_ahead) {
-            if (!exhaustive) {
-              if (k >= scan_end) {
-                scanned = k;
-                scan_end = span - k < scan_width ? span : k + scan_width;
-                may = may_serve_mask(page + k, scan_end - k, size, cls, fresh);
-              }
-              const std::uint32_t rest = may >> (k - scanned);
-              if (rest == 0) {
-                k = scan_end - 1u;
-                continue;
-              }
-              k += detail::lowest_bit(rest);
-            }
-          }
-          if (void* p = try_page(page + k, size, fresh, cls, exhaustive, hint)) { return p; }
-          hint = no_state;
-        }
-      } else {
-        hint = no_state;  // the first page is not tried
-        DEVALLOC_PROBE(region_skip);
-        // Every region of the block is over the threshold: the rest of this walk would skip them
-        // all (an exact shortcut of the paper's walk; without it, thousands of workers that started
-        // in a super block that filled up meanwhile each walk all of its regions).
-        if (!exhaustive && block_over(block)) { return nullptr; }
-      }
-      left -= span;
-      pos += span;
-      if (pos == n) { pos = 0; }
-    }
-    return nullptr;
-  }
-
-  /// scan_ahead: bit j set iff page first + j (j < n <= scan_width) may serve a request of `size`
-  /// as far as a relaxed read of its state tells: free, or of a chunk size we accept and not full
-  /// (or being opened). The loads are independent, so they cost about one memory latency together.
-  DEVALLOC_DEVICE std::uint32_t may_serve_mask(std::uint32_t first, std::uint32_t n, std::uint32_t size,
-                                               std::uint32_t cls, const page_layout& fresh) const noexcept
-  {
-    std::uint64_t seen[scan_width];
-    DEVALLOC_UNROLL
-    for (std::uint32_t j = 0; j < scan_width; ++j) { seen[j] = j < n ? load_state(states_, first + j) : large_state; }
-    std::uint32_t may = 0;
-    DEVALLOC_UNROLL
-    for (std::uint32_t j = 0; j < scan_width; ++j) {
-      const std::uint32_t c = chunk_of(seen[j]);
-      const std::uint32_t count = count_of(seen[j]);
-      // A page of another accepted chunk size is kept whatever its count (try_page checks it):
-      // computing its chunk count here costs more than the tries it saves.
-      const bool ok = seen[j] == 0 || (accepts(c, size) && (c != cls || count < fresh.spots || count >= lock_count));
-      may |= static_cast<std::uint32_t>(ok) << j;
-    }
-    if (may != detail::low_bits(n)) { DEVALLOC_PROBE(scan_skip); }
-    return may;
-  }
-
-  /// §6.1 alloc lines 8-27 for one page: use it if its chunk size fits, open it if it is free.
-  DEVALLOC_DEVICE void* try_page(std::uint32_t page, std::uint32_t size, const page_layout& fresh, std::uint32_t cls,
-                                 bool exhaustive, std::uint64_t hint = no_state) const noexcept
-  {
-    if (!exhaustive) { return try_page_group(page, size, fresh, cls, hint); }
-    detail::device_atomic<std::uint64_t> state(states_[page]);
-    std::uint64_t seen = state.load(detail::memory_order_relaxed);
-    if (seen == 0) {
-      // Free page: set its chunk size by CAS (alloc lines 16-19); see open_page.
-      if (open_page(page, cls, fresh, 1u, seen)) { return take_spot(page, cls, fresh, 0u); }
-      // Someone else set it meanwhile; we may still fit (alloc lines 23-27). `seen` is fresh.
-    }
-    const std::uint32_t chunk = chunk_of(seen);
-    if (chunk == 0 || !accepts(chunk, size)) { return nullptr; }
-    const page_layout layout = chunk == cls ? fresh : layout_of(chunk);
-    if (count_of(seen) >= layout.spots) { return nullptr; }  // full, or being opened
-    return reserve(page, chunk, layout, exhaustive);
-  }
-
-  /// Pass 0 for one page, for the lanes of the warp that arrive at this page together with the
-  /// same size (match_any; any subset of a warp, on either backend): the lowest
-  /// lane acts for all k of them with one atomic — it opens a free page keeping min(k, chunks)
-  /// reservations, or reserves k on a page of a fitting chunk size with one fetch_add(k) and gives
-  /// back what the page had no room for — then each lane with a reservation takes its spot (bit)
-  /// from its own reservation index. Lanes left without a reservation go on searching alone.
-  /// The only wait is __syncwarp(peers) for the leader, who never waits for anyone.
-  DEVALLOC_DEVICE void* try_page_group(std::uint32_t page, std::uint32_t size, const page_layout& fresh,
-                                       std::uint32_t cls, std::uint64_t hint = no_state) const noexcept
-  {
-    DEVALLOC_PROBE(page_try);
-    const std::uint32_t peers =
-      detail::match_any(detail::active_mask(), (static_cast<unsigned long long>(page) << 32) | size);
-    const unsigned leader = detail::leader_lane(peers);
-    const std::uint32_t rank = detail::rank_in(peers);
-    std::uint32_t chunk = 0;
-    std::uint32_t grant = 0;  // first reservation index << 8 | reservations granted
-    if (rank == 0) {
-      const std::uint32_t k = detail::popcount(peers);
-      detail::device_atomic<std::uint64_t> state(states_[page]);
-      // The state read with the region counter (prefetch_state), or a fresh read.
-      std::uint64_t seen = hint != no_state ? hint : state.load(detail::memory_order_relaxed);
-      // A page of a size we accept that another warp is opening (LOCK; hierarchical layouts
-      // only): re-read it a bounded number of times instead of walking on. Walking on displaced
-      // this group into the next page's warps, and those into the next (a cascade through the
-      // packed pages of the class). Bounded, so nothing waits on a lane that may not run.
-      for (std::uint32_t wait = 0; wait < open_wait_reads && count_of(seen) >= lock_count &&
-                                   chunk_of(seen) <= pagesize && accepts(chunk_of(seen), size);
-           ++wait) {
-        DEVALLOC_PROBE(open_wait);
-        detail::pause_briefly();
-        seen = state.load(detail::memory_order_relaxed);
-      }
-      const std::uint32_t granted = k < fresh.spots ? k : fresh.spots;
-      // Free page: open it (alloc lines 16-19).
-      if (seen == 0 && open_page(page, cls, fresh, granted, seen)) {
-        chunk = cls;
-        grant = granted;
-      } else {
-        // Used page (or opened meanwhile; `seen` is then fresh): alloc lines 23-27.
-        const std::uint32_t c = chunk_of(seen);
-        if (c != 0 && accepts(c, size)) {
-          const std::uint32_t spots = c == cls ? fresh.spots : layout_of(c).spots;
-          if (count_of(seen) < spots) {
-            // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
-            DEVALLOC_PROBE(reserve);
-            const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
-            account_increment(page, old, c, spots, k);
-            std::uint32_t got = 0;
-            if (chunk_of(old) == c && count_of(old) < spots) {
-              got = spots - count_of(old) < k ? spots - count_of(old) : k;
-              chunk = c;
-              grant = count_of(old) << 8 | got;
-            }
-            if (got < k) {
-              DEVALLOC_PROBE(reserve_short);
-              give_back(page, c, spots, k - got);
-            }
-          }
-        }
-      }
-    }
-    // The leader's acquire (and the bitfields it zeroed) happen before every member's bit claim.
-    detail::sync_lanes(peers);
-    chunk = detail::shuffle(peers, chunk, leader);
-    grant = detail::shuffle(peers, grant, leader);
-    if (rank >= (grant & 0xFFu)) { return nullptr; }
-    const page_layout layout = chunk == cls ? fresh : layout_of(chunk);
-    return take_spot(page, chunk, layout, (grant >> 8) + rank);
-  }
-
-  /// Reserves one chunk on a page whose chunk size was seen to be `chunk` (tryUsePage lines 2-6),
-  /// then picks the spot.
-  DEVALLOC_DEVICE void* reserve(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
-                                bool exhaustive) const noexcept
-  {
-    detail::device_atomic<std::uint64_t> state(states_[page]);
-    std::uint64_t old;
-    if (!exhaustive) {
-      // One fetch_add: reserves and checks the room at once. acquire: frees that made the room
-      // (bit cleared, then count released) happen before our atomicOr on the bits.
-      DEVALLOC_PROBE(reserve);
-      old = state.fetch_add(1u, detail::memory_order_acquire);
-      account_increment(page, old, chunk, layout.spots);
-      if (chunk_of(old) != chunk || count_of(old) >= layout.spots) {
-        DEVALLOC_PROBE(reserve_short);
-        give_back(page, chunk, layout.spots);
-        return nullptr;
-      }
-    } else {
-      old = state.load(detail::memory_order_relaxed);
-      for (;;) {
-        if (chunk_of(old) != chunk || count_of(old) >= layout.spots) { return nullptr; }
-        DEVALLOC_PROBE(reserve);
-        if (state.compare_exchange_weak(old, old + 1u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
-          break;
-        }
-      }
-      account_increment(page, old, chunk, layout.spots);
-    }
-    return take_spot(page, chunk, layout, count_of(old));
-  }
-
-  /// Opens free page `page` (seen == 0) with chunk size `cls` of this `layout`, keeping `granted`
-  /// reservations (1..chunks; the caller then takes spots from index 0). Returns false, with
-  /// `seen` updated, if the page was taken meanwhile. acquire: the previous users' frees happen
-  /// before our use.
-  ///   Flat layouts: one CAS 0 -> (cls, granted). The page bitfield is zero whenever the state is
-  ///   0 (invariant C4: frees clear their bits before giving back, a multi-page free zeroes its
-  ///   page count before releasing the pages), so there is nothing to set up and no LOCK phase
-  ///   in which other warps would be turned away.
-  ///   Hierarchical layouts: the in-page segment words lie in what other layouts (and multi-page
-  ///   chunks) use as data, so they are zeroed under LOCK: CAS 0 -> (cls, LOCK), zero, then turn
-  ///   the lock into `granted` reservations (acq_rel: others reserve only after the zeroing).
-  DEVALLOC_DEVICE bool open_page(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
-                                 std::uint32_t granted, std::uint64_t& seen) const noexcept
-  {
-    detail::device_atomic<std::uint64_t> state(states_[page]);
-    if (!layout.hierarchical) {
-      if (!state.compare_exchange_strong(seen, pack(cls, granted), detail::memory_order_acquire,
-                                         detail::memory_order_relaxed)) {
-        DEVALLOC_PROBE(open_lost);
-        return false;
-      }
-      DEVALLOC_PROBE(open_won);
-      if (granted >= layout.spots) { region_add(page, 1u); }
-      return true;
-    }
-    if (!state.compare_exchange_strong(seen, pack(cls, lock_count), detail::memory_order_acquire,
-                                       detail::memory_order_relaxed)) {
-      DEVALLOC_PROBE(open_lost);
-      return false;
-    }
-    DEVALLOC_PROBE(open_won);
-    detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(0u, detail::memory_order_relaxed);
-    char* base = page_data(page);
-    for (std::uint32_t s = 0; s < layout.segments(); ++s) {
-      detail::device_atomic<std::uint32_t>(segment_word(base, s)).store(0u, detail::memory_order_relaxed);
-    }
-    const std::uint64_t before = state.fetch_sub(lock_count - granted, detail::memory_order_acq_rel);
-    // Transient reservations made meanwhile may leave the page full already.
-    if (count_of(before) - (lock_count - granted) >= layout.spots) { region_add(page, 1u); }
-    return true;
-  }
-
-  /// With a reservation held, win one bit (tryUsePage lines 7-19; hierarchical: thesis §4.3.5).
-  DEVALLOC_DEVICE void* take_spot(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
-                                  std::uint32_t index) const noexcept
-  {
-    char* base = page_data(page);
-    if (!layout.hierarchical) {
-      // Start at our reservation index: concurrent reservers of one page (of one warp or of many)
-      // start on distinct bits of a fresh page (the paper starts at the lane id).
-      const detail::bit_claim got = detail::bitfield_claim(bitmasks_[page], index, layout.spots);
-      if (got.spot < layout.spots) { return base + static_cast<std::size_t>(got.spot) * chunk; }
-    } else {
-      // Start at the segment our reservation index points to (concurrent reservers spread over
-      // segments), skip segments marked full on the first round, try every segment on later rounds
-      // (a mark may be momentarily stale). A held reservation guarantees a clear bit at every
-      // moment, but a sequential scan can still miss it (a bit freed behind us while the last one
-      // ahead is taken), so the scan goes round again: each missed round means other workers
-      // claimed and freed bits meanwhile (lock-free). The bound is only reachable when a misuse
-      // (double free) broke the invariants.
-      const std::uint32_t segments = layout.segments();
-      std::uint32_t s = (index / 32u) % segments;
-      for (std::uint32_t attempt = 0; attempt < max_scan_rounds * segments;
-           ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
-        if (attempt < segments && ((detail::atomic_load_relaxed(bitmasks_[page]) >> s) & 1u) != 0) {
-          DEVALLOC_PROBE(segment_skip);
-          continue;
-        }
-        const std::uint32_t spots = layout.segment_spots(s);
-        std::uint32_t& word = segment_word(base, s);
-        const detail::bit_claim got = detail::bitfield_claim(word, index % 32u, spots);
-        if (got.spot == spots) {
-          DEVALLOC_PROBE(segment_skip);
-          continue;
-        }
-        if (got.now == detail::low_bits(spots)) { mark_segment_full(page, s, word, spots); }
-        return base + (static_cast<std::size_t>(s) * 32u + got.spot) * chunk;
-      }
-    }
-    // Reached only if a misuse (double free) broke the invariants: give the reservation back
-    // instead of spinning.
-    give_back(page, chunk, layout.spots);
-    return nullptr;
-  }
-
-  /// Sets segment s's "full" mark in the page's bitfield, then re-checks the segment: a free that
-  /// cleared a bit before the mark was set would otherwise leave a wrong mark. acq_rel on both
-  /// marks pairs with the free's clear of the mark (docs/scatter.md, invariant H2).
-  DEVALLOC_DEVICE void mark_segment_full(std::uint32_t page, std::uint32_t s, std::uint32_t& word,
-                                         std::uint32_t spots) const noexcept
-  {
-    detail::device_atomic<std::uint32_t> marks(bitmasks_[page]);
-    const std::uint32_t bit = 1u << s;
-    marks.fetch_or(bit, detail::memory_order_acq_rel);
-    const std::uint32_t now = detail::device_atomic<std::uint32_t>(word).load(detail::memory_order_acquire);
-    if ((now & detail::low_bits(spots)) != detail::low_bits(spots)) {
-      marks.fetch_and(~bit, detail::memory_order_acq_rel);
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Fill count bookkeeping
-
-  /// Region counter +delta. When the region crosses the pass-0 threshold (over_threshold), the
-  /// super block's count of such regions follows: every change of a region counter is one atomic
-  /// RMW whose returned value says whether this change crossed, so the block counter is exact at
-  /// rest.
-  DEVALLOC_DEVICE void region_add(std::uint32_t page, std::uint32_t delta) const noexcept
-  {
-    const std::uint32_t region = page / region_pages_;
-    const std::uint32_t old =
-      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
-    const std::uint32_t pages = region_size(region);
-    if (!over_threshold(old, pages) && over_threshold(old + delta, pages)) {
-      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_])
-        .fetch_add(1u, detail::memory_order_relaxed);
-    }
-  }
-  DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
-  {
-    const std::uint32_t region = page / region_pages_;
-    const std::uint32_t old =
-      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
-    const std::uint32_t pages = region_size(region);
-    if (over_threshold(old, pages) && !over_threshold(old - delta, pages)) {
-      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_])
-        .fetch_sub(1u, detail::memory_order_relaxed);
-    }
-  }
-
-  /// A +1 on the count of `page` returned `before`: the page became full iff the count reached
-  /// the chunk count of the page's actual chunk size (§5.4: "fills up one page" -> region + 1).
-  DEVALLOC_DEVICE void account_increment(std::uint32_t page, std::uint64_t before, std::uint32_t chunk,
-                                         std::uint32_t spots, std::uint32_t k = 1u) const noexcept
-  {
-    const std::uint32_t actual = chunk_of(before);
-    if (actual == 0 || actual > pagesize) { return; }
-    const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
-    if (count_of(before) < n && count_of(before) + k >= n) { region_add(page, 1u); }
-  }
-
-  /// Gives one reservation (or a transient +1) back: fetch_sub(1) with release (free line 9), the
-  /// region counter when the page stops being full, and the reset of a fully freed page (free
-  /// lines 10-16) by whoever takes the count to zero.
-  DEVALLOC_DEVICE void give_back(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots,
-                                 std::uint32_t m = 1u) const noexcept
-  {
-    detail::device_atomic<std::uint64_t> state(states_[page]);
-    const std::uint64_t before = state.fetch_sub(m, detail::memory_order_release);
-    const std::uint32_t actual = chunk_of(before);
-    if (actual == 0 || actual > pagesize) { return; }
-    const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
-    if (count_of(before) >= n && count_of(before) - m < n) { region_sub(page, 1u); }
-    if constexpr (resetfreedpages) {
-      if (count_of(before) == m) {
-        // Fails harmlessly if someone reserved in between: they reset when they leave.
-        std::uint64_t expected = pack(actual, 0u);
-        if (state.compare_exchange_strong(expected, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
-          DEVALLOC_PROBE(page_reset);
-        }
-      }
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Free (ScatterAlloc §6.2)
-
-  /// Clears the chunk's bit and gives its reservation back. False (and nothing changed) if the bit
-  /// was clear: the chunk was not allocated (a double free).
-  DEVALLOC_DEVICE bool free_chunk(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
-                                  std::uint32_t index) const noexcept
-  {
-    DEVALLOC_PROBE(free_chunk);
-    if (!layout.hierarchical) {
-      const std::uint32_t before = detail::bitfield_release(bitmasks_[page], index);
-      if (((before >> index) & 1u) == 0) { return false; }  // was not allocated (double free)
-    } else {
-      const std::uint32_t s = index / 32u;
-      const std::uint32_t bit = index % 32u;
-      const std::uint32_t spots = layout.segment_spots(s);
-      const std::uint32_t before = detail::bitfield_release(segment_word(page_data(page), s), bit);
-      if (((before >> bit) & 1u) == 0) { return false; }
-      if (before == detail::low_bits(spots)) {
-        // The segment was full: clear its mark (pairs with mark_segment_full).
-        detail::device_atomic<std::uint32_t>(bitmasks_[page]).fetch_and(~(1u << s), detail::memory_order_acq_rel);
-      }
-    }
-    give_back(page, chunk, layout.spots);
-    return true;
-  }
-
-  /// §5.4: a free in a super block other than the active one makes it active with a chance of
-  /// (free pages of the freed page's region) / (8 x region pages).
-  DEVALLOC_DEVICE void maybe_reactivate(std::uint32_t page, const void* p) const noexcept
-  {
-    detail::device_atomic<std::uint32_t> active(*active_block_);
-    std::uint32_t current = active.load(detail::memory_order_relaxed);
-    const std::uint32_t block = page / pages_per_block_;
-    if (block == current) { return; }
-    const std::uint32_t region = page / region_pages_;
-    const std::uint32_t pages = region_size(region);
-    std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
-    if (full > pages) { full = pages; }
-    const std::uint32_t roll = detail::random_bits(reinterpret_cast<std::uintptr_t>(p)) % (8u * pages);
-    if (roll < pages - full) {
-      active.compare_exchange_strong(current, block, detail::memory_order_relaxed, detail::memory_order_relaxed);
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Requests larger than a page (ScatterAlloc §6.3; thesis fig. 2.3)
-
-  /// Searches `need` consecutive free pages from the end of the heap downwards (regions whose
-  /// pages are all in use are skipped at once), reserves them from the top by CAS 0 -> large, and
-  /// on a conflict gives the reserved ones back and continues below the conflict.
-  DEVALLOC_DEVICE void* alloc_pages(std::size_t bytes) const noexcept
-  {
-    const std::uint64_t need64 = pages_needed(bytes);
-    if (need64 > pages_) { return nullptr; }
-    const auto need = static_cast<std::uint32_t>(need64);
-    std::int64_t i = static_cast<std::int64_t>(pages_) - 1;
-    std::uint32_t run = 0;
-    while (i >= 0) {
-      const auto page = static_cast<std::uint32_t>(i);
-      const std::uint32_t region = page / region_pages_;
-      const std::uint32_t region_first = region * region_pages_;
-      if (page == region_first + region_size(region) - 1u &&
-          detail::atomic_load_relaxed(regions_[region]) >= region_size(region)) {
-        run = 0;  // every page of the region is full or part of a multi-page chunk
-        i = static_cast<std::int64_t>(region_first) - 1;
-        continue;
-      }
-      if (load_state(states_, page) != 0) {
-        run = 0;
-        --i;
-        continue;
-      }
-      if (++run < need) {
-        --i;
-        continue;
-      }
-      const std::uint32_t conflict = reserve_pages(page, need);
-      if (conflict == no_conflict) { return page_data(page); }
-      run = 0;
-      i = static_cast<std::int64_t>(conflict) - 1;
-    }
-    return nullptr;
-  }
-
-  /// Reserves pages [first, first + need) (§6.3: set every page's chunk size; roll back on
-  /// conflict). Returns no_conflict or the page that was taken by someone else.
-  DEVALLOC_DEVICE std::uint32_t reserve_pages(std::uint32_t first, std::uint32_t need) const noexcept
-  {
-    for (std::uint32_t k = need; k-- > 0;) {
-      std::uint64_t expected = 0;
-      // acquire: the previous users' frees of these pages happen before our use.
-      if (!detail::device_atomic<std::uint64_t>(states_[first + k])
-             .compare_exchange_strong(expected, large_state, detail::memory_order_acquire,
-                                      detail::memory_order_relaxed)) {
-        for (std::uint32_t j = k + 1u; j < need; ++j) {
-          detail::device_atomic<std::uint64_t>(states_[first + j]).fetch_sub(large_state, detail::memory_order_release);
-        }
-        return first + k;
-      }
-    }
-    for (std::uint32_t k = 0; k < need; ++k) {
-      detail::device_atomic<std::uint32_t>(bitmasks_[first + k])
-        .store(k == 0 ? need : 0u, detail::memory_order_relaxed);
-    }
-    add_run_to_regions(first, need, true);
-    return no_conflict;
-  }
-
-  /// Releases the multi-page chunk starting at page `first` (whose state was seen as large).
-  /// invalid_pointer if `first` is an inner page of a multi-page chunk (page count 0 while the
-  /// state is still large), double_free if another free took the page count first.
-  DEVALLOC_DEVICE free_result free_pages(std::uint32_t first) const noexcept
-  {
-    detail::device_atomic<std::uint32_t> count(bitmasks_[first]);
-    std::uint32_t need = count.load(detail::memory_order_relaxed);
-    if (need == 0 || need > pages_ - first) { return free_result::invalid_pointer; }  // not a first page
-    // Taking the page count to 0 claims the free: of two racing frees of one chunk, one frees it.
-    // A free page's bitfield is zero (open_page relies on it); the release below publishes it.
-    if (!count.compare_exchange_strong(need, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
-      return free_result::double_free;
-    }
-    add_run_to_regions(first, need, false);
-    for (std::uint32_t k = 0; k < need; ++k) {
-      // release: our writes to the pages happen before their next user's acquire.
-      detail::device_atomic<std::uint64_t>(states_[first + k]).fetch_sub(large_state, detail::memory_order_release);
-    }
-    return free_result::freed;
-  }
-
-  /// Pages of a multi-page chunk count as full pages of their regions.
-  DEVALLOC_DEVICE void add_run_to_regions(std::uint32_t first, std::uint32_t need, bool add) const noexcept
-  {
-    const std::uint64_t end = static_cast<std::uint64_t>(first) + need;
-    std::uint32_t page = first;
-    while (page < end) {
-      const std::uint32_t region = page / region_pages_;
-      const std::uint64_t region_end = static_cast<std::uint64_t>(region) * region_pages_ + region_size(region);
-      const auto upto = static_cast<std::uint32_t>(region_end < end ? region_end : end);
-      if (add) {
-        region_add(page, upto - page);
-      } else {
-        region_sub(page, upto - page);
-      }
-      page = upto;
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // getAvailableSlots (thesis §4.3.5), shared by the host and the device variant
-
-  /// Per-page count: pages [begin, pages_) with stride `step`.
-  DEVALLOC_HOST_DEVICE std::uint64_t count_free_chunks(const std::uint64_t* states, std::uint32_t begin,
-                                                       std::uint32_t step, std::uint32_t size) const noexcept
-  {
-    const page_layout fresh = layout_of(size);
-    std::uint64_t slots = 0;
-    for (std::uint64_t page = begin; page < pages_; page += step) {
-      const std::uint64_t state = load_state(states, static_cast<std::uint32_t>(page));
-      const std::uint32_t chunk = chunk_of(state);
-      const std::uint32_t used = count_of(state);
-      if (chunk == 0) {
-        if (used == 0) { slots += fresh.spots; }  // a free page is split as this request needs
-        continue;
-      }
-      if (!accepts(chunk, size)) { continue; }
-      const std::uint32_t spots = chunk == size ? fresh.spots : layout_of(chunk).spots;
-      if (used < spots) { slots += spots - used; }
-    }
-    return slots;
-  }
-
-  /// Free-page runs of [lo, hi): the run touching lo (head), the one touching hi (tail), and the
-  /// slots of `need` pages in the runs between them (inner). all_free: the whole range is free.
-  struct run_summary {
-    std::uint64_t head = 0, tail = 0, inner = 0;
-    bool all_free = true;
-  };
-
-  DEVALLOC_HOST_DEVICE static run_summary summarize_runs(const std::uint64_t* states, std::uint32_t lo,
-                                                         std::uint32_t hi, std::uint64_t need) noexcept
-  {
-    run_summary r;
-    std::uint64_t run = 0;
-    for (std::uint32_t page = lo; page < hi; ++page) {
-      if (load_state(states, page) == 0) {
-        ++run;
-        continue;
-      }
-      if (r.all_free) {
-        r.head = run;
-        r.all_free = false;
-      } else {
-        r.inner += run / need;
-      }
-      run = 0;
-    }
-    if (r.all_free) {
-      r.head = run;
-      r.tail = run;
-    } else {
-      r.tail = run;
-    }
-    return r;
-  }
-
-  std::uint64_t* states_ = nullptr;        // per page: chunk size << 32 | fill count
-  std::uint32_t* bitmasks_ = nullptr;      // per page: usage bits / segment-full marks / run length
-  std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
-  std::uint32_t* blockfull_ = nullptr;     // per super block: regions over the 90 % threshold (over_threshold)
-  std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
-  char* data_ = nullptr;
-  char* data_end_ = nullptr;
-  std::size_t meta_bytes_ = 0;
-  std::uint32_t pages_ = 0;
-  std::uint32_t pages_per_block_ = 0;
-  std::uint32_t blocks_ = 0;
-  std::uint32_t region_pages_ = 1;
-  std::uint32_t regions_count_ = 0;
+  // The page format (detail/bitfield_page.hpp).
+  using page_format::chunk_of;
+  using page_format::count_of;
+  using page_format::large_state;
+  using page_format::load_state;
+  using page_format::segment_word;
 };
 
 }  // namespace creation

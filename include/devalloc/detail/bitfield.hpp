@@ -3,7 +3,8 @@
 // devalloc/detail/bitfield.hpp
 //
 // 32-bit allocation bitfields (ScatterAlloc §5.2 and §6.1): a set bit marks a used spot. Shared by
-// the page usage table and the in-page (second-level) bitfields of creation/scatter.hpp.
+// the page usage table and the in-page (second-level) bitfields of detail/bitfield_page.hpp
+// (creation/scatter.hpp).
 //
 //   * next_free_bit — the "bit magic" of tryUsePage lines 13-18: from the value an atomicOr
 //     returned, the closest free spot after the one just tried, wrapping around (no loop over

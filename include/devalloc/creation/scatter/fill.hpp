@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// devalloc/creation/scatter/fill.hpp
+//
+// `creation::scatter_detail::fill<Config>`: creation::Scatter's fill accounting per region and
+// super block, and the give-back and free paths that drive it (creation/scatter.hpp has the
+// overview; docs/scatter.md states the invariants C2, C6, C7 and 9 kept here):
+//
+//   * Regions (ScatterAlloc, Steinberger et al. 2012, §5.4) count their full pages; a region whose
+//     full pages exceed 90 % of its pages is skipped by the search's pass 0 (over_threshold). Each
+//     super block counts its regions over that threshold (block_over: the walk leaves a super
+//     block at once when all are).
+//   * Reservations (the fill count in the page state) are given back with the reset of a fully
+//     freed page (§6.2 free lines 9-16, give_back); the chunk's bit is won and released through
+//     detail/bitfield_page.hpp (take_spot, free_chunk).
+//   * A free in a super block other than the active one may make it active again (§5.4,
+//     maybe_reactivate; the mallocMC thesis' fix, Eckert 2014, §5.4).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../../detail/atomic.hpp"
+#include "../../detail/bitfield_page.hpp"
+#include "../../detail/hash.hpp"
+#include "../../detail/platform.hpp"
+#include "../../detail/probe.hpp"
+#include "heap.hpp"
+
+DEVALLOC_NAMESPACE_BEGIN
+namespace creation::scatter_detail {
+
+template <class Config>
+class fill : public heap<Config> {
+  using base = heap<Config>;
+  using page_format = detail::bitfield_page<Config::pagesize>;
+
+ protected:
+  static constexpr bool resetfreedpages = Config::resetfreedpages;
+
+  using base::active_block_;
+  using base::bitmasks_;
+  using base::block_regions;
+  using base::blockfull_;
+  using base::page_data;
+  using base::pages_per_block_;
+  using base::pagesize;
+  using base::region_pages_;
+  using base::region_size;
+  using base::regions_;
+  using base::states_;
+  using page_format::chunk_of;
+  using page_format::count_of;
+  using page_format::layout_of;
+  using page_format::pack;
+  using typename page_format::page_layout;
+
+  /// §5.4: pass 0 skips a region whose full pages exceed 90 % of its pages.
+  DEVALLOC_HOST_DEVICE static constexpr bool over_threshold(std::uint32_t full, std::uint32_t pages) noexcept
+  {
+    return static_cast<std::uint64_t>(full) * 10u > static_cast<std::uint64_t>(pages) * 9u;
+  }
+
+  /// Whether every region of super block `block` is over the pass-0 threshold (its block counter
+  /// of such regions has reached its region count; §5.4).
+  DEVALLOC_DEVICE bool block_over(std::uint32_t block) const noexcept
+  {
+    return detail::atomic_load_relaxed(blockfull_[block]) >= block_regions(block);
+  }
+
+  /// Region counter +delta. When the region crosses the pass-0 threshold (over_threshold), the
+  /// super block's count of such regions follows: every change of a region counter is one atomic
+  /// RMW whose returned value says whether this change crossed, so the block counter is exact at
+  /// rest.
+  DEVALLOC_DEVICE void region_add(std::uint32_t page, std::uint32_t delta) const noexcept
+  {
+    const std::uint32_t region = page / region_pages_;
+    const std::uint32_t old =
+      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
+    const std::uint32_t pages = region_size(region);
+    if (!over_threshold(old, pages) && over_threshold(old + delta, pages)) {
+      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_])
+        .fetch_add(1u, detail::memory_order_relaxed);
+    }
+  }
+  DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
+  {
+    const std::uint32_t region = page / region_pages_;
+    const std::uint32_t old =
+      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
+    const std::uint32_t pages = region_size(region);
+    if (over_threshold(old, pages) && !over_threshold(old - delta, pages)) {
+      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_])
+        .fetch_sub(1u, detail::memory_order_relaxed);
+    }
+  }
+
+  /// A +1 on the count of `page` returned `before`: the page became full iff the count reached
+  /// the chunk count of the page's actual chunk size (§5.4: "fills up one page" -> region + 1).
+  DEVALLOC_DEVICE void account_increment(std::uint32_t page, std::uint64_t before, std::uint32_t chunk,
+                                         std::uint32_t spots, std::uint32_t k = 1u) const noexcept
+  {
+    const std::uint32_t actual = chunk_of(before);
+    if (actual == 0 || actual > pagesize) { return; }
+    const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
+    if (count_of(before) < n && count_of(before) + k >= n) { region_add(page, 1u); }
+  }
+
+  /// Gives one reservation (or a transient +1) back: fetch_sub(1) with release (free line 9), the
+  /// region counter when the page stops being full, and the reset of a fully freed page (free
+  /// lines 10-16) by whoever takes the count to zero.
+  DEVALLOC_DEVICE void give_back(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots,
+                                 std::uint32_t m = 1u) const noexcept
+  {
+    detail::device_atomic<std::uint64_t> state(states_[page]);
+    const std::uint64_t before = state.fetch_sub(m, detail::memory_order_release);
+    const std::uint32_t actual = chunk_of(before);
+    if (actual == 0 || actual > pagesize) { return; }
+    const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
+    if (count_of(before) >= n && count_of(before) - m < n) { region_sub(page, 1u); }
+    if constexpr (resetfreedpages) {
+      if (count_of(before) == m) {
+        // Fails harmlessly if someone reserved in between: they reset when they leave.
+        std::uint64_t expected = pack(actual, 0u);
+        if (state.compare_exchange_strong(expected, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
+          DEVALLOC_PROBE(page_reset);
+        }
+      }
+    }
+  }
+
+  /// With a reservation held, win one bit (detail::bitfield_page::take_spot); if none can be won,
+  /// give the reservation back.
+  DEVALLOC_DEVICE void* take_spot(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
+                                  std::uint32_t index) const noexcept
+  {
+    return page_format::take_spot(bitmasks_[page], page_data(page), chunk, layout, index,
+                                  [&] { give_back(page, chunk, layout.spots); });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Free (ScatterAlloc §6.2)
+
+  /// Clears the chunk's bit and gives its reservation back. False (and nothing changed) if the bit
+  /// was clear: the chunk was not allocated (a double free).
+  DEVALLOC_DEVICE bool free_chunk(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
+                                  std::uint32_t index) const noexcept
+  {
+    DEVALLOC_PROBE(free_chunk);
+    if (!page_format::release_spot(bitmasks_[page], page_data(page), layout, index)) { return false; }
+    give_back(page, chunk, layout.spots);
+    return true;
+  }
+
+  /// §5.4: a free in a super block other than the active one makes it active with a chance of
+  /// (free pages of the freed page's region) / (8 x region pages).
+  DEVALLOC_DEVICE void maybe_reactivate(std::uint32_t page, const void* p) const noexcept
+  {
+    detail::device_atomic<std::uint32_t> active(*active_block_);
+    std::uint32_t current = active.load(detail::memory_order_relaxed);
+    const std::uint32_t block = page / pages_per_block_;
+    if (block == current) { return; }
+    const std::uint32_t region = page / region_pages_;
+    const std::uint32_t pages = region_size(region);
+    std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
+    if (full > pages) { full = pages; }
+    const std::uint32_t roll = detail::random_bits(reinterpret_cast<std::uintptr_t>(p)) % (8u * pages);
+    if (roll < pages - full) {
+      active.compare_exchange_strong(current, block, detail::memory_order_relaxed, detail::memory_order_relaxed);
+    }
+  }
+};
+
+}  // namespace creation::scatter_detail
+DEVALLOC_NAMESPACE_END

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// devalloc/creation/scatter/heap.hpp
+//
+// `creation::scatter_detail::heap<Config>`: the root of creation::Scatter (creation/scatter.hpp) —
+// where the pool's bytes go and the view of them that every piece works on. It implements the heap
+// structure of ScatterAlloc (Steinberger et al. 2012, §5.1 super blocks / "access blocks", §5.2
+// pages and page usage table, §5.4 regions) as the mallocMC thesis lays it out (Eckert 2014,
+// §4.3.5, initHeap):
+//
+//   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
+//   [region counters: 4 B x regions][super block counters: 4 B x blocks][pad to 256]
+//   [page 0][page 1] ... [page pages-1]
+//
+// plan() computes that layout on the host; the heap object holds only the pointers into it and
+// the geometry (page, super block and region counts), so creation::Scatter, which derives from
+// this class through the other pieces (heap -> fill -> pages -> search -> Scatter; each adds
+// functions, none adds data), stays one trivially copyable value of pointers. The page format
+// (layout within a page, bitfields, the state word) is detail/bitfield_page.hpp's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../../detail/bitfield_page.hpp"
+#include "../../detail/platform.hpp"
+
+DEVALLOC_NAMESPACE_BEGIN
+namespace creation::scatter_detail {
+
+template <class Config>
+class heap : protected detail::bitfield_page<Config::pagesize> {
+ protected:
+  static constexpr std::uint32_t pagesize = Config::pagesize;
+  static constexpr unsigned long long accessblocksize = Config::accessblocksize;
+  static constexpr std::uint32_t regionsize = Config::regionsize;
+
+ public:
+  /// Most pages one heap can have (page indices are 32-bit; byte offsets are 64-bit).
+  static constexpr std::uint32_t max_pages = 1u << 31;
+
+  /// Where the pool's bytes go (host). pages == 0: the pool is too small.
+  struct geometry {
+    std::size_t meta_offset = 0;  ///< header: from pool start
+    std::size_t meta_bytes = 0;   ///< header + tables, up to the first page
+    std::size_t states_offset = 0;
+    std::size_t bitmasks_offset = 0;
+    std::size_t regions_offset = 0;
+    std::size_t blockfull_offset = 0;  ///< per super block: regions over the 90 % threshold
+    std::size_t data_offset = 0;       ///< first page, 256-byte aligned
+    std::uint32_t pages = 0;
+    std::uint32_t pages_per_block = 0;
+    std::uint32_t blocks = 0;
+    std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
+    std::uint32_t regions = 0;
+  };
+
+  /// Host. Splits `bytes` bytes at address `base` into metadata and as many pages as fit.
+  /// A super block larger than the heap becomes one super block of all pages; a heap that does
+  /// not divide into super blocks gets a shorter last one. 64-bit arithmetic throughout.
+  static geometry plan(std::uintptr_t base, std::size_t bytes) noexcept
+  {
+    geometry g{};
+    const std::uintptr_t meta = align_up(base, 256);
+    if (meta < base || meta - base >= bytes) { return g; }
+    const std::size_t available = bytes - (meta - base);
+    // Largest page count whose layout fits (binary search; the fit is monotonic in the count).
+    std::size_t hi = available / (std::size_t{pagesize} + 12u) + 1u;  // does not fit
+    if (hi > max_pages + std::size_t{1}) { hi = max_pages + std::size_t{1}; }
+    std::size_t lo = 0;  // fits (trivially)
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (layout_for(static_cast<std::uint32_t>(mid), meta).end - meta <= available) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    if (lo == 0) { return g; }
+    const planned p = layout_for(static_cast<std::uint32_t>(lo), meta);
+    g.meta_offset = meta - base;
+    g.states_offset = p.states - base;
+    g.bitmasks_offset = p.bitmasks - base;
+    g.regions_offset = p.regions - base;
+    g.blockfull_offset = p.blockfull - base;
+    g.data_offset = p.data - base;
+    g.meta_bytes = p.data - meta;
+    g.pages = static_cast<std::uint32_t>(lo);
+    g.pages_per_block = p.pages_per_block;
+    g.blocks = p.blocks;
+    g.region_pages = p.region_pages;
+    g.regions = p.regions_count;
+    return g;
+  }
+
+  /// Smallest pool (in bytes, from a 256-aligned address) that holds one page.
+  static constexpr std::size_t min_pool_bytes = 256 + 256 + 20 + 255 + pagesize;
+
+ protected:
+  static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
+
+  struct planned {
+    std::uintptr_t states, bitmasks, regions, blockfull, data, end;
+    std::uint32_t pages_per_block, blocks, region_pages, regions_count;
+  };
+
+  // Layout of `pages` pages with the metadata starting at `meta` (256-aligned). 64-bit sums.
+  static planned layout_for(std::uint32_t pages, std::uintptr_t meta) noexcept
+  {
+    planned p{};
+    std::uint64_t per_block = accessblocksize / pagesize;
+    if (per_block == 0) { per_block = 1; }
+    std::uint64_t region = regionsize < per_block ? regionsize : per_block;
+    if (per_block >= pages) {
+      per_block = pages == 0 ? 1 : pages;  // a super block larger than the heap: one super block of every page
+    } else {
+      per_block -= per_block % region;  // several super blocks: regions must not straddle them
+    }
+    if (region > per_block) { region = per_block; }
+    p.pages_per_block = static_cast<std::uint32_t>(per_block);
+    p.blocks = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + per_block - 1) / per_block);
+    p.region_pages = static_cast<std::uint32_t>(region);
+    p.regions_count = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + region - 1) / region);
+    p.states = meta + 256;
+    p.bitmasks = p.states + std::uintptr_t{8} * pages;
+    p.regions = p.bitmasks + std::uintptr_t{4} * pages;
+    p.blockfull = p.regions + std::uintptr_t{4} * p.regions_count;
+    p.data = align_up(p.blockfull + std::uintptr_t{4} * p.blocks, 256);
+    p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
+    return p;
+  }
+
+  DEVALLOC_HOST_DEVICE char* page_data(std::uint32_t page) const noexcept
+  {
+    return data_ + static_cast<std::size_t>(page) * pagesize;
+  }
+
+  /// Pages of super block `block` (the last one may be short).
+  DEVALLOC_HOST_DEVICE std::uint32_t block_pages(std::uint32_t block) const noexcept
+  {
+    return block + 1u == blocks_ ? pages_ - block * pages_per_block_ : pages_per_block_;
+  }
+
+  /// Regions of super block `block`.
+  DEVALLOC_HOST_DEVICE std::uint32_t block_regions(std::uint32_t block) const noexcept
+  {
+    const std::uint32_t n = block_pages(block);
+    return n / region_pages_ + (n % region_pages_ != 0);
+  }
+
+  DEVALLOC_HOST_DEVICE std::uint32_t region_size(std::uint32_t region) const noexcept
+  {
+    const std::uint32_t first = region * region_pages_;
+    return pages_ - first < region_pages_ ? pages_ - first : region_pages_;
+  }
+
+  std::uint64_t* states_ = nullptr;        // per page: chunk size << 32 | fill count
+  std::uint32_t* bitmasks_ = nullptr;      // per page: usage bits / segment-full marks / run length
+  std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
+  std::uint32_t* blockfull_ = nullptr;     // per super block: regions over the 90 % threshold (over_threshold)
+  std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
+  char* data_ = nullptr;
+  char* data_end_ = nullptr;
+  std::size_t meta_bytes_ = 0;
+  std::uint32_t pages_ = 0;
+  std::uint32_t pages_per_block_ = 0;
+  std::uint32_t blocks_ = 0;
+  std::uint32_t region_pages_ = 1;
+  std::uint32_t regions_count_ = 0;
+};
+
+}  // namespace creation::scatter_detail
+DEVALLOC_NAMESPACE_END

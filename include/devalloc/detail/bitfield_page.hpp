@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// devalloc/detail/bitfield_page.hpp
+//
+// `detail::bitfield_page<PageSize>`: a page split into equal chunks whose use is tracked by
+// bitfields, and the packed page state word — the page part of ScatterAlloc (Steinberger et al.
+// 2012, §5.2 page usage table, §6.1 tryUsePage lines 7-19, §6.2 free line 8) with the mallocMC
+// thesis' hierarchical pages for small chunks (Eckert 2014, §4.3.5, fig. 2.5). Parameterised by the
+// page size only, so creation policies other than creation::Scatter (creation/scatter.hpp) can
+// reuse it; it holds no state: every function works on the words it is given.
+//
+//   * Layout (page_layout, layout_of): up to 32 chunks per page ("flat"): one 32-bit bitfield
+//     marks the used chunks. Smaller chunks (below hierarchy_threshold): the page holds segments
+//     of 32 chunks plus "additional" chunks; each segment's 32-bit bitfield sits at the end of the
+//     page (segment s at page end - 4 (s + 1), segment_word), and the page's own bitfield marks the
+//     segments that are (believed to be) full. Up to 32 x 32 = 1024 chunks per page.
+//   * State word (pack, chunk_of, count_of): chunk size << 32 | fill count, so that "the chunk
+//     size may only change while the count is zero" is one compare-and-swap. lock_count (a count
+//     above any chunk count) locks a page; large_chunk marks a page of a multi-page chunk.
+//   * Spots: take_spot wins one bit with a reservation held (detail/bitfield.hpp's claim, over the
+//     segments of a hierarchical page, with their full-marks: mark_segment_full); release_spot
+//     clears one. The protocol around them (reservations, full-marks, memory orders) is
+//     docs/scatter.md's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "atomic.hpp"
+#include "bitfield.hpp"
+#include "platform.hpp"
+#include "probe.hpp"
+
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail {
+
+template <std::uint32_t PageSize>
+struct bitfield_page {
+  /// Bytes per page.
+  static constexpr std::uint32_t pagesize = PageSize;
+  static_assert(pagesize >= 256 && pagesize <= (1u << 30),
+                "detail::bitfield_page: the page size must be between 256 and 2^30 bytes");
+
+  /// Granule of chunk sizes: every request is rounded up to a multiple of it, so every pointer is
+  /// at least 16-byte aligned.
+  static constexpr std::uint32_t min_chunk = 16;
+  /// Chunk sizes below this use the hierarchical (two-level) page layout (thesis §4.3.5).
+  static constexpr std::uint32_t hierarchy_threshold = (pagesize - 2 * sizeof(std::uint32_t)) / 33;
+
+  /// Rounds over a hierarchical page's segments before a reservation holder gives up (take_spot).
+  static constexpr std::uint32_t max_scan_rounds = 32;
+
+  /// Marks a page that belongs to a multi-page chunk (stored as the chunk size).
+  static constexpr std::uint32_t large_chunk = 0xFFFFFFFFu;
+  /// Fill count of a page being opened or belonging to a multi-page chunk: larger than any chunk
+  /// count plus any number of transient reservations, so that no reservation succeeds on it.
+  static constexpr std::uint32_t lock_count = 1u << 30;
+
+  DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pack(std::uint32_t chunk, std::uint32_t count) noexcept
+  {
+    return (static_cast<std::uint64_t>(chunk) << 32) | count;
+  }
+  static constexpr std::uint64_t large_state = (static_cast<std::uint64_t>(large_chunk) << 32) | lock_count;
+
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t chunk_of(std::uint64_t state) noexcept
+  {
+    return static_cast<std::uint32_t>(state >> 32);
+  }
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t count_of(std::uint64_t state) noexcept
+  {
+    return static_cast<std::uint32_t>(state);
+  }
+
+  DEVALLOC_HOST_DEVICE static std::uint64_t load_state(const std::uint64_t* states, std::uint32_t page) noexcept
+  {
+    return detail::device_atomic<std::uint64_t>(const_cast<std::uint64_t&>(states[page]))
+      .load(detail::memory_order_relaxed);
+  }
+
+  /// How a page is split for one chunk size (thesis §4.3.5, countFreeChunksInPage).
+  struct page_layout {
+    std::uint32_t spots = 0;          ///< chunks on the page
+    std::uint32_t full_segments = 0;  ///< hierarchical: segments of 32 chunks
+    std::uint32_t additional = 0;     ///< hierarchical: chunks in the last, partial segment
+    bool hierarchical = false;
+
+    DEVALLOC_HOST_DEVICE constexpr std::uint32_t segments() const noexcept { return full_segments + (additional != 0); }
+    DEVALLOC_HOST_DEVICE constexpr std::uint32_t segment_spots(std::uint32_t s) const noexcept
+    {
+      return s < full_segments ? 32u : additional;
+    }
+  };
+
+  /// Chunks of a flat page (chunk > hierarchy_threshold).
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t flat_spots(std::uint32_t chunk) noexcept
+  {
+    const std::uint32_t n = pagesize / chunk;
+    return n < 32u ? n : 32u;
+  }
+
+  /// Layout of a page split into chunks of `chunk` bytes (16 <= chunk <= pagesize).
+  /// Flat (chunk > hierarchy_threshold): min(pagesize / chunk, 32) chunks. Hierarchical: segments
+  /// of 32 chunks + one 4-byte bitfield each, then as many additional chunks as fit beside one more
+  /// bitfield; at most 32 segments.
+  DEVALLOC_HOST_DEVICE static constexpr page_layout layout_of(std::uint32_t chunk) noexcept
+  {
+    page_layout layout{};
+    if (chunk > hierarchy_threshold) {
+      layout.spots = flat_spots(chunk);
+      return layout;
+    }
+    layout.hierarchical = true;
+    const std::uint32_t segment_bytes = chunk * 32u + 4u;  // < 2^30: chunk <= pagesize / 33
+    std::uint32_t full = pagesize / segment_bytes;
+    if (full >= 32u) {
+      layout.full_segments = 32u;
+      layout.spots = 1024u;
+      return layout;
+    }
+    const std::uint32_t rest = pagesize - full * segment_bytes;
+    const std::uint32_t additional = rest >= chunk + 4u ? (rest - 4u) / chunk : 0u;  // < 32
+    layout.full_segments = full;
+    layout.additional = additional;
+    layout.spots = full * 32u + additional;
+    return layout;
+  }
+
+  /// In-page bitfield of segment `s` (at the end of the page, thesis fig. 2.5).
+  DEVALLOC_HOST_DEVICE static std::uint32_t& segment_word(char* page, std::uint32_t s) noexcept
+  {
+    return *reinterpret_cast<std::uint32_t*>(page + pagesize - sizeof(std::uint32_t) * (s + 1u));
+  }
+
+  /// With a reservation held, win one bit (tryUsePage lines 7-19; hierarchical: thesis §4.3.5) of
+  /// the page at `base` whose bitfield (flat: usage bits; hierarchical: segment-full marks) is
+  /// `bits`, and return its chunk. If no bit can be won, calls `give_up()` (which gives the
+  /// reservation back) and returns nullptr.
+  template <class GiveUp>
+  DEVALLOC_DEVICE static void* take_spot(std::uint32_t& bits, char* base, std::uint32_t chunk,
+                                         const page_layout& layout, std::uint32_t index, GiveUp&& give_up) noexcept
+  {
+    if (!layout.hierarchical) {
+      // Start at our reservation index: concurrent reservers of one page (of one warp or of many)
+      // start on distinct bits of a fresh page (the paper starts at the lane id).
+      const detail::bit_claim got = detail::bitfield_claim(bits, index, layout.spots);
+      if (got.spot < layout.spots) { return base + static_cast<std::size_t>(got.spot) * chunk; }
+    } else {
+      // Start at the segment our reservation index points to (concurrent reservers spread over
+      // segments), skip segments marked full on the first round, try every segment on later rounds
+      // (a mark may be momentarily stale). A held reservation guarantees a clear bit at every
+      // moment, but a sequential scan can still miss it (a bit freed behind us while the last one
+      // ahead is taken), so the scan goes round again: each missed round means other workers
+      // claimed and freed bits meanwhile (lock-free). The bound is only reachable when a misuse
+      // (double free) broke the invariants.
+      const std::uint32_t segments = layout.segments();
+      std::uint32_t s = (index / 32u) % segments;
+      for (std::uint32_t attempt = 0; attempt < max_scan_rounds * segments;
+           ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
+        if (attempt < segments && ((detail::atomic_load_relaxed(bits) >> s) & 1u) != 0) {
+          DEVALLOC_PROBE(segment_skip);
+          continue;
+        }
+        const std::uint32_t spots = layout.segment_spots(s);
+        std::uint32_t& word = segment_word(base, s);
+        const detail::bit_claim got = detail::bitfield_claim(word, index % 32u, spots);
+        if (got.spot == spots) {
+          DEVALLOC_PROBE(segment_skip);
+          continue;
+        }
+        if (got.now == detail::low_bits(spots)) { mark_segment_full(bits, s, word, spots); }
+        return base + (static_cast<std::size_t>(s) * 32u + got.spot) * chunk;
+      }
+    }
+    // Reached only if a misuse (double free) broke the invariants: give the reservation back
+    // instead of spinning.
+    give_up();
+    return nullptr;
+  }
+
+  /// Sets segment s's "full" mark in the page's bitfield `marks`, then re-checks the segment: a
+  /// free that cleared a bit before the mark was set would otherwise leave a wrong mark. acq_rel on
+  /// both marks pairs with the free's clear of the mark (docs/scatter.md, invariant H2).
+  DEVALLOC_DEVICE static void mark_segment_full(std::uint32_t& marks_word, std::uint32_t s, std::uint32_t& word,
+                                                std::uint32_t spots) noexcept
+  {
+    detail::device_atomic<std::uint32_t> marks(marks_word);
+    const std::uint32_t bit = 1u << s;
+    marks.fetch_or(bit, detail::memory_order_acq_rel);
+    const std::uint32_t now = detail::device_atomic<std::uint32_t>(word).load(detail::memory_order_acquire);
+    if ((now & detail::low_bits(spots)) != detail::low_bits(spots)) {
+      marks.fetch_and(~bit, detail::memory_order_acq_rel);
+    }
+  }
+
+  /// Clears the bit of chunk `index` of the page at `base` whose bitfield is `bits` (ScatterAlloc
+  /// §6.2 free line 8; hierarchical: also the segment's full-mark). False (and nothing changed) if
+  /// the bit was clear: the chunk was not allocated (a double free).
+  DEVALLOC_DEVICE static bool release_spot(std::uint32_t& bits, char* base, const page_layout& layout,
+                                           std::uint32_t index) noexcept
+  {
+    if (!layout.hierarchical) {
+      const std::uint32_t before = detail::bitfield_release(bits, index);
+      if (((before >> index) & 1u) == 0) { return false; }  // was not allocated (double free)
+    } else {
+      const std::uint32_t s = index / 32u;
+      const std::uint32_t bit = index % 32u;
+      const std::uint32_t spots = layout.segment_spots(s);
+      const std::uint32_t before = detail::bitfield_release(segment_word(base, s), bit);
+      if (((before >> bit) & 1u) == 0) { return false; }
+      if (before == detail::low_bits(spots)) {
+        // The segment was full: clear its mark (pairs with mark_segment_full).
+        detail::device_atomic<std::uint32_t>(bits).fetch_and(~(1u << s), detail::memory_order_acq_rel);
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace detail
+DEVALLOC_NAMESPACE_END
