@@ -298,18 +298,20 @@ class Scatter : public scatter_detail::search<Config> {
  public:
   using config = Config;
 
-  static constexpr std::uint32_t pagesize = Config::pagesize;
-  static constexpr unsigned long long accessblocksize = Config::accessblocksize;
-  static constexpr std::uint32_t regionsize = Config::regionsize;
-  static constexpr std::uint32_t wastefactor = Config::wastefactor;
-  static constexpr bool resetfreedpages = Config::resetfreedpages;
-  static constexpr std::uint32_t hash_warp_term = static_cast<std::uint32_t>(Config::hash_warp_term);
-  static constexpr bool size_classes = Config::size_classes;
-  static constexpr std::uint32_t hash_spread = Config::hash_spread;
-  static constexpr std::uint32_t sequence_fallback = static_cast<std::uint32_t>(Config::sequence_fallback);
-  static constexpr std::uint32_t sequence_min_lanes = Config::sequence_min_lanes;
-  static constexpr std::uint32_t sequence_shared_spots = Config::sequence_shared_spots;
-  static constexpr bool scan_ahead = Config::scan_ahead;
+  // The configuration's values (basic_scatter_config documents them), as the layers that read
+  // them hold them: heap.hpp (page and block sizes), fill.hpp (page reset), search.hpp (the rest).
+  using base::accessblocksize;
+  using base::hash_spread;
+  using base::hash_warp_term;
+  using base::pagesize;
+  using base::regionsize;
+  using base::resetfreedpages;
+  using base::scan_ahead;
+  using base::sequence_fallback;
+  using base::sequence_min_lanes;
+  using base::sequence_shared_spots;
+  using base::size_classes;
+  using base::wastefactor;
   /// Pages one pass-0 scan reads (scan_ahead) and pages of the sequence before the fallback
   /// (sequence_fallback 1 and 2): creation/scatter/search.hpp.
   using base::scan_width;
@@ -758,10 +760,10 @@ class Scatter : public scatter_detail::search<Config> {
   using page_format::lock_count;
   using page_format::max_scan_rounds;
   /// Pass 0: how often a page that another worker is opening (LOCK, hierarchical layouts) is
-  /// re-read before the search walks on.
-  static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
-  /// Pass 0: the walk's first page state is read together with its region counter.
-  static constexpr bool prefetch_state = Config::prefetch_state;
+  /// re-read before the search walks on; whether the walk's first page state is read together
+  /// with its region counter (creation/scatter/search.hpp).
+  using base::open_wait_reads;
+  using base::prefetch_state;
 
  private:
   // The heap view (creation/scatter/heap.hpp).
