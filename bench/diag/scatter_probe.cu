@@ -63,15 +63,12 @@ namespace {
 
 using devalloc::creation::ScatterConfig;
 struct Default : ScatterConfig {};
-template <std::uint32_t Lanes, std::uint32_t Spread = 2>
-struct MinLanes : ScatterConfig {  // groups of fewer lanes start at eq. (3)'s page
-  static constexpr std::uint32_t sequence_min_lanes = Lanes;
-  static constexpr std::uint32_t hash_spread = Spread;
+template <std::uint32_t Slots>
+struct Slots_ : ScatterConfig {  // directory slots per class
+  static constexpr std::uint32_t class_slots = Slots;
 };
-struct Paper : ScatterConfig {  // eq. (3) hash, exact chunk sizes, the paper's super blocks
+struct Paper : ScatterConfig {  // the paper's super blocks (the walk's unit)
   static constexpr unsigned long long accessblocksize = 2ull << 30;
-  static constexpr std::uint32_t hash_warp_term = 0;
-  static constexpr bool size_classes = false;
 };
 
 template <class Config, class Distribution = devalloc::distribution::Noop>
@@ -657,14 +654,10 @@ int main(int argc, char** argv)
   }
   both<Default>("default", p, cycles_per_us, mode);
   if (mode == Mode::harness) { return 0; }
-  both<MinLanes<4>>("min4", p, cycles_per_us, mode);
-  both<MinLanes<8>>("min8", p, cycles_per_us, mode);
-  both<MinLanes<12>>("min12", p, cycles_per_us, mode);
-  both<MinLanes<16>>("min16", p, cycles_per_us, mode);
-  both<MinLanes<24>>("min24", p, cycles_per_us, mode);
+  both<Slots_<64>>("slots64", p, cycles_per_us, mode);
+  both<Slots_<128>>("slots128", p, cycles_per_us, mode);
+  both<Slots_<2048>>("slots2048", p, cycles_per_us, mode);
   both<Paper>("paper", p, cycles_per_us, mode);
-  both<Simd<devalloc::presets::ScatterSimdConfig>>("simd", p, cycles_per_us, mode);
-  both<Simd<MinLanes<16>>>("simd16", p, cycles_per_us, mode);
-  both<Simd<MinLanes<16, 1>>>("simd16s1", p, cycles_per_us, mode);
+  both<Simd<Default>>("simd", p, cycles_per_us, mode);
   return 0;
 }

@@ -46,18 +46,10 @@ using bump_or_trap =
 using scatter =
   Allocator<creation::Scatter<>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
-/// Scatter's configuration under XMallocSIMD: every request is a whole warp's combined chunk made
-/// by one lane, so the rule that sends small groups to eq. (3)'s shared page is off (it would send
-/// every combined chunk there), and the class sequence is packed (docs/notes/scatter-lab.md has
-/// the measurements behind this choice).
-struct ScatterSimdConfig : creation::ScatterConfig {
-  static constexpr std::uint32_t hash_spread = 1;
-  static constexpr std::uint32_t sequence_min_lanes = 1;
-};
-
 /// ScatterAlloc with XMallocSIMD: the small requests of the lanes that call together are served
 /// by one allocation (fewer atomics; a shared chunk is freed when all its lanes have freed theirs).
-using scatter_simd = Allocator<creation::Scatter<ScatterSimdConfig>, distribution::XMallocSIMD<>, oom::ReturnNull,
+/// The same Scatter configuration as `scatter`.
+using scatter_simd = Allocator<creation::Scatter<>, distribution::XMallocSIMD<>, oom::ReturnNull,
                                reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 }  // namespace presets

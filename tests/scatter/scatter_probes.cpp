@@ -4,9 +4,10 @@
 // (detail/probe.hpp). Its own binary, CPU backend only: DEVALLOC_PROBE must be defined before
 // devalloc is included, and every translation unit of a program must see the same definition.
 //
-// What it checks: pass 0's scan_ahead skips pages that cannot serve a request (another class,
-// not full, so neither the region threshold nor a full page hides them) and finds the one free
-// page of the heap without trying every page and without falling back to the exhaustive pass 1.
+// What it checks: on a heap whose pages all hold chunks a request cannot use (another class, not
+// full, so neither the region threshold nor a full page hides them) except one free page, the
+// request finds that page through the free-page map, without walking the heap; and a request
+// whose class slot names a page with room is served there with one try.
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -35,13 +36,7 @@ namespace {
 namespace probe = detail::probe;
 static_assert(probe::count <= probe_testing::events.size());
 
-template <bool Scan>
-struct ScanConfig : creation::ScatterConfig {
-  static constexpr bool scan_ahead = Scan;
-};
-template <bool Scan>
-using allocator_t = Allocator<creation::Scatter<ScanConfig<Scan>>, distribution::Noop, oom::ReturnNull,
-                              reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+using allocator_t = presets::scatter;
 
 unsigned long long seen(probe::event e) { return probe_testing::events[e].load(); }
 
@@ -52,13 +47,13 @@ struct small_request {
   std::uint32_t free_page = 0;   ///< the only free page
   unsigned long long tries = 0;  ///< probe::page_try
   unsigned long long pass1 = 0;  ///< probe::pass1
-  unsigned long long scans = 0;  ///< probe::scan_skip
+  unsigned long long walks = 0;  ///< probe::walk
+  unsigned long long again = 0;  ///< tries of a second request of the same size
 };
 
-template <bool Scan>
 small_request half_filled_heap_then_small_request()
 {
-  using A = allocator_t<Scan>;
+  using A = allocator_t;
   A allocator(std::size_t{1} << 20);
   const auto c = allocator.handle().creation();
   const std::uint32_t pages = c.page_count();
@@ -81,33 +76,29 @@ small_request half_filled_heap_then_small_request()
   const std::uintptr_t small = single_alloc(allocator, 16);
   r.tries = seen(probe::page_try);
   r.pass1 = seen(probe::pass1);
-  r.scans = seen(probe::scan_skip);
+  r.walks = seen(probe::walk);
   EXPECT_NE(small, 0u);
+  probe_testing::clear();
+  const std::uintptr_t second = single_alloc(allocator, 16);
+  r.again = seen(probe::page_try);
+  EXPECT_NE(second, 0u);
+  if (small != 0 && second != 0) {
+    EXPECT_EQ(c.page_of(reinterpret_cast<void*>(second)), c.page_of(reinterpret_cast<void*>(small)))
+      << "the second request must use the page its class slot names";
+  }
   EXPECT_EQ(c.check_invariants_host(), "");
   if (small != 0) { r.page = c.page_of(reinterpret_cast<void*>(small)); }
   return r;
 }
 
-TEST(ScatterSearch, ScanAheadSkipsPagesOfOtherClassesInPassZero)
+TEST(ScatterSearch, TheFreePageMapFindsTheOnlyFreePageWithoutAWalk)
 {
-  const small_request r = half_filled_heap_then_small_request<true>();
+  const small_request r = half_filled_heap_then_small_request();
   EXPECT_EQ(r.page, r.free_page) << "the request must land on the only free page";
-  EXPECT_EQ(r.pass1, 0u) << "pass 0 must find the free page";
-  // Tried directly: at most the class sequence page and the walk's first page (one lane: the walk
-  // starts at eq. (3)'s page, see sequence_min_lanes); the scans skip every other page up to the
-  // free one.
-  EXPECT_LE(r.tries, 3u) << "pages of another class were tried instead of skipped";
-  EXPECT_GE(r.scans, 1u) << "no scan skipped a page";
-}
-
-TEST(ScatterSearch, WithoutScanAheadTheSamePagesAreTried)
-{
-  // The same load without scan_ahead: no scans; pass 0 still finds the free page (by trying pages).
-  const small_request r = half_filled_heap_then_small_request<false>();
-  EXPECT_EQ(r.page, r.free_page) << "the request must land on the only free page";
+  EXPECT_EQ(r.walks, 0u) << "the free-page map must find the page (no walk over the heap)";
   EXPECT_EQ(r.pass1, 0u);
-  EXPECT_EQ(r.scans, 0u);
-  EXPECT_GE(r.tries, 1u);
+  EXPECT_LE(r.tries, 2u) << "directory rounds: the empty slot, then the page from the map";
+  EXPECT_EQ(r.again, 1u) << "the class slot's page serves the next request at the first try";
 }
 
 }  // namespace

@@ -52,16 +52,14 @@ struct Page64KConfig : creation::ScatterConfig {
 struct PaperBlocksConfig : creation::ScatterConfig {  // the paper's and thesis' access block size
   static constexpr unsigned long long accessblocksize = 2ull << 30;
 };
-struct PaperHashConfig : creation::ScatterConfig {
-  static constexpr bool hash_warp_term = false;
+/// The directory's other regimes: one slot per class (every warp of the grid fills the same page
+/// of a class, so pages are replaced under contention all the time), and no re-reads of a slot
+/// page that is installed but not opened yet (requests then install pages of their own).
+struct OneSlotConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t class_slots = 1;
 };
-/// The search's other paths: every group on the class sequence (the default sends groups of fewer
-/// than 12 lanes, e.g. one-lane warps, to eq. (3)'s page for classes of >= 16 chunks), overflow walking
-/// on from the sequence page + mp k_mp after 16 sequence pages, and pass 0's scan of page states.
-struct SequenceScanConfig : creation::ScatterConfig {
-  static constexpr std::uint32_t sequence_min_lanes = 1;
-  static constexpr std::uint32_t sequence_fallback = 2;
-  static constexpr bool scan_ahead = true;
+struct NoWaitConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t open_wait_reads = 0;
 };
 
 template <class Config, class Distribution = distribution::Noop, class Alignment = alignment::Shrink<16>>
@@ -73,8 +71,8 @@ using DefaultSimd = presets::scatter_simd;
 using NoReset = scatter_allocator<NoResetConfig>;
 using SmallBlocks = scatter_allocator<SmallBlocksConfig>;
 using Page1KSimd = scatter_allocator<Page1KConfig, distribution::XMallocSIMD<Simd1KConfig>>;
-using PaperHash = scatter_allocator<PaperHashConfig>;
-using SequenceScan = scatter_allocator<SequenceScanConfig>;
+using OneSlot = scatter_allocator<OneSlotConfig>;
+using NoWait = scatter_allocator<NoWaitConfig>;
 
 /// Three sizes of three classes in turn (hierarchical, flat, whole page).
 struct two_sizes {
@@ -94,6 +92,14 @@ auto creation_of(const A& allocator)
   return allocator.handle().creation();  // a copy: the policy object is a small value
 }
 
+/// A heap of about 1 MiB whose page count does not divide into SmallBlocks' super blocks of 16 pages.
+inline std::size_t odd_heap_bytes()
+{
+  std::size_t bytes = (std::size_t{1} << 20) + 12345;
+  while (creation::Scatter<SmallBlocksConfig>::plan(0x100000, bytes).pages % 16u == 0) { bytes += 4096; }
+  return bytes;
+}
+
 template <class A>
 constexpr std::size_t pagesize_of()
 {
@@ -107,8 +113,7 @@ TEST(ScatterConfiguration, ClassnameNamesEveryParameter)
 {
   const std::string name = creation::Scatter<>::classname();
   for (const char* part : {"pagesize=", "accessblocksize=", "regionsize=", "wastefactor=", "resetfreedpages=", "k_S=",
-                           "k_mp=", "hash_warp_term=", "hash_spread=", "sequence_fallback=", "sequence_min_lanes=",
-                           "sequence_shared_spots=", "scan_ahead=", "size_classes="}) {
+                           "k_mp=", "class_slots=", "open_wait_reads="}) {
     EXPECT_NE(name.find(part), std::string::npos) << part << " missing in " << name;
   }
   EXPECT_NE(name.find("pagesize=" + std::to_string(DEVALLOC_SCATTER_PAGESIZE)), std::string::npos);
@@ -125,12 +130,8 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
   EXPECT_EQ(creation::ScatterConfig::accessblocksize, ~0ull);
   EXPECT_NE(creation::Scatter<>::classname().find("accessblocksize=heap,"), std::string::npos);
   EXPECT_EQ(creation::ScatterConfig::regionsize, 16u);
-  EXPECT_EQ(creation::ScatterConfig::hash_warp_term, 2u);
-  EXPECT_EQ(creation::ScatterConfig::hash_spread, 2u);
-  EXPECT_EQ(creation::ScatterConfig::sequence_fallback, 0u);
-  EXPECT_EQ(creation::ScatterConfig::sequence_min_lanes, 12u);
-  EXPECT_EQ(creation::ScatterConfig::sequence_shared_spots, 16u);
-  EXPECT_FALSE(creation::ScatterConfig::scan_ahead);
+  EXPECT_EQ(creation::ScatterConfig::class_slots, 512u);
+  EXPECT_EQ(creation::ScatterConfig::open_wait_reads, 8u);
   EXPECT_EQ(creation::ScatterConfig::wastefactor, 2u);
   EXPECT_TRUE(creation::ScatterConfig::resetfreedpages);
   EXPECT_EQ(creation::Scatter<NoResetConfig>::pagesize, creation::ScatterConfig::pagesize);
@@ -221,7 +222,7 @@ TEST(ScatterGeometry, AnyHeapSizeGetsUsablePagesAndMetadataFits)
   EXPECT_EQ(one.pages_per_block, one.pages);
   EXPECT_GT(one.pages, 240u);
   // A heap that does not divide into super blocks: a shorter last one, no page left out.
-  const auto odd = creation::Scatter<SmallBlocksConfig>::plan(0x100000, (1u << 20) + 12345);
+  const auto odd = creation::Scatter<SmallBlocksConfig>::plan(0x100000, odd_heap_bytes());
   EXPECT_EQ(odd.pages_per_block, 16u);
   EXPECT_NE(odd.pages % odd.pages_per_block, 0u) << "pick a heap size that leaves a partial super block";
   // Heaps beyond 4 GiB: byte offsets are 64-bit (5 GiB heap: offsets past 2^32).
@@ -257,13 +258,13 @@ template <class A>
 class ScatterEach : public ::testing::Test {};
 
 using all_configurations =
-  ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, PaperHash, SequenceScan>;
+  ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, OneSlot, NoWait>;
 struct configuration_names {
   template <class A>
   static std::string GetName(int i)
   {
     const char* names[] = {"Default",    "DefaultSimd", "NoReset",     "SmallBlocks",
-                           "Page1KSimd", "PaperHash",   "SequenceScan"};
+                           "Page1KSimd", "OneSlot",     "NoWait"};
     return names[i];
   }
 };
@@ -549,14 +550,15 @@ TEST(ScatterFailureClasses, RequestsUpToTheWholeHeap)
   ASSERT_NE(almost, 0u);
   const std::uintptr_t small = single_alloc(allocator, 100);
   ASSERT_NE(small, 0u);
-  EXPECT_EQ(c.page_of(reinterpret_cast<void*>(small)), 0u) << "the free page is the first one";
+  const std::uint32_t free_page = c.page_of(reinterpret_cast<void*>(almost)) == 0 ? c.page_count() - 1u : 0u;
+  EXPECT_EQ(c.page_of(reinterpret_cast<void*>(small)), free_page) << "the one page left free";
   free_each(allocator, {almost, small});
   expect_empty(allocator, "after the whole-heap requests");
 }
 
 TEST(ScatterFailureClasses, HeapThatDoesNotDivideIntoSuperBlocks)
 {
-  SmallBlocks allocator((1u << 20) + 12345);
+  SmallBlocks allocator(odd_heap_bytes());
   const auto c = creation_of(allocator);
   ASSERT_GT(c.block_count(), 2u);
   ASSERT_NE(c.page_count() % c.pages_per_block(), 0u);
@@ -570,7 +572,7 @@ TEST(ScatterFailureClasses, HeapThatDoesNotDivideIntoSuperBlocks)
     ASSERT_EQ(v.chunk, 64u) << "page " << page << " was never used";
     ASSERT_EQ(v.count, creation::Scatter<SmallBlocksConfig>::layout_of(64).spots) << page;
   }
-  EXPECT_EQ(c.active_block_host(), c.block_count() - 1) << "the active super block must have moved forward";
+  EXPECT_LT(c.active_block_host(), c.block_count());
   EXPECT_EQ(c.check_invariants_host(), "");
   free_each(allocator, got);
   expect_empty(allocator, "after freeing");
@@ -682,31 +684,16 @@ void report_census(const char* name, Size size, bool must_succeed)
   EXPECT_EQ(creation_of(allocator).check_invariants_host(), "") << name;
 }
 
-/// The first version's configuration: per-warp page tiles, exact chunk sizes.
-struct TileHashConfig : creation::ScatterConfig {
-  static constexpr std::uint32_t hash_warp_term = 1;
-  static constexpr bool size_classes = false;
-};
-struct NoClassesConfig : creation::ScatterConfig {
-  static constexpr bool size_classes = false;
-};
-struct PaperExactConfig : creation::ScatterConfig {
-  static constexpr std::uint32_t hash_warp_term = 0;
-  static constexpr bool size_classes = false;
-};
-
 TEST(ScatterFragmentation, ManySizesShareThePagesOfTheirClass)
 {
   // PointersKeepTheirAlignment's load (heap 64 MiB, 16384 workers x 4 allocations of 4..1500 B on
-  // the GPU). At 97a068b (hash term 1, exact chunk sizes) thousands of them got nullptr with
-  // ~40 % of the heap free: every (warp, size) pair opened its own page. The census prints how
-  // pages are used with each hash / class setting; the default must serve every request.
-  report_census<scatter_allocator<TileHashConfig>>("tile+exact", mixed_size{1500}, false);
-  report_census<scatter_allocator<NoClassesConfig>>("seq+exact", mixed_size{1500}, false);
-  report_census<scatter_allocator<PaperExactConfig>>("paper", mixed_size{1500}, false);
+  // the GPU). At 97a068b (per-warp page tiles, exact chunk sizes) thousands of them got nullptr
+  // with ~40 % of the heap free: every (warp, size) pair opened its own page. The census prints
+  // how pages are used; every request must be served (one slot per class, the most contended
+  // directory, too).
   report_census<Default>("default", mixed_size{1500}, true);
-  report_census<scatter_allocator<TileHashConfig>>("tile+exact", mixed_size{999}, false);
   report_census<Default>("default", mixed_size{999}, true);
+  report_census<OneSlot>("one-slot", mixed_size{1500}, true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -845,7 +832,7 @@ TEST(ScatterProtocol, ForeignAndRepeatedFreesAreCountedAndDoNotCorruptTheTable)
   EXPECT_NE(message.find("2 double free"), std::string::npos) << message;
 }
 
-TEST(ScatterProtocol, FullSuperBlocksMoveTheActivePointerAndEverythingIsReused)
+TEST(ScatterProtocol, SmallSuperBlocksServeEveryPageAndEverythingIsReused)
 {
   SmallBlocks allocator(1u << 20);
   const auto c = creation_of(allocator);
@@ -856,8 +843,10 @@ TEST(ScatterProtocol, FullSuperBlocksMoveTheActivePointerAndEverythingIsReused)
   // active super block, so it must have moved on.
   ASSERT_GE(slots, 4u * c.pages_per_block());
   EXPECT_EQ(f.fill(slots / 2, fixed_size{256}, 1), slots / 2);
-  EXPECT_NE(c.active_block_host(), 0u);
+  // The free-page map serves pages of every super block; the walk (and with it the active
+  // pointer) is reached once the map runs dry near a request's start.
   f.fill(scale::fill_workers, fixed_size{256});
+  EXPECT_LT(c.active_block_host(), c.block_count());
   EXPECT_EQ(f.count(), slots);
   EXPECT_EQ(f.verify(slot_bytes_fixed{256}), 0u);
   f.free_all();
@@ -959,7 +948,7 @@ TEST(ScatterXMallocSIMD, AWarpsRequestsShareChunksThatReturnWhenAllMembersFree)
       combined_warps += contiguous;
     }
     EXPECT_GT(combined_warps, 48u) << "XMallocSIMD did not combine the requests of whole warps";
-  } else if (const char* lanes = std::getenv("DEVALLOC_CPU_LANES"); lanes == nullptr || std::atoi(lanes) != 1) {
+  } else if (const char* cpu_lanes = std::getenv("DEVALLOC_CPU_LANES"); cpu_lanes == nullptr || std::atoi(cpu_lanes) != 1) {
     // The CPU emulator's lanes arrive in random subsets (whole warps in some warps, one lane at a
     // time in others): most lanes, not all, get a slice of a combined chunk (on a page of chunks
     // larger than their 64 bytes).
@@ -983,7 +972,11 @@ TEST(ScatterXMallocSIMD, AWarpsRequestsShareChunksThatReturnWhenAllMembersFree)
   for (const auto& [chunk, n] : slices) {
     EXPECT_EQ(shared_members(allocator, chunk), n) << "the header of a combined chunk does not count its slices";
   }
-  if constexpr (DefaultSimd::combines_requests) { EXPECT_FALSE(slices.empty()) << "XMallocSIMD combined nothing"; }
+  const char* lanes = std::getenv("DEVALLOC_CPU_LANES");
+  const bool one_lane = !DEVALLOC_BACKEND_CUDA && lanes != nullptr && std::atoi(lanes) == 1;  // nothing to combine
+  if constexpr (DefaultSimd::combines_requests) {
+    if (!one_lane) { EXPECT_FALSE(slices.empty()) << "XMallocSIMD combined nothing"; }
+  }
   free_each(allocator, ps);
   EXPECT_EQ(allocator.stats().invalid_frees, 0u);
   EXPECT_EQ(allocator.stats().double_frees, 0u);
@@ -1131,10 +1124,15 @@ TEST(ScatterBigHeap, HeapsLargerThan4GiBWork)
   EXPECT_EQ(allocator.getAvailableSlots(4096), c.page_count());
   EXPECT_EQ(device_slots(allocator, 4096)[0], c.page_count());
   EXPECT_EQ(allocator.getAvailableSlots(std::size_t{3} << 30), 1u);
-  // A multi-page chunk at the end of the heap (offsets past 2^32) and one of the whole heap.
+  // A multi-page chunk at the end of the heap (offsets past 2^32), behind one of all pages but
+  // three (a run that long starts at page 0: the map's scan wraps to the first word), and one of
+  // the whole heap.
+  const std::uintptr_t most = single_alloc(allocator, c.data_bytes() - 3 * 4096);
+  ASSERT_EQ(most, reinterpret_cast<std::uintptr_t>(c.data_begin()));
   const std::uintptr_t tail = single_alloc(allocator, 3 * 4096);
   ASSERT_NE(tail, 0u);
   EXPECT_EQ(tail - reinterpret_cast<std::uintptr_t>(c.data_begin()), c.data_bytes() - 3 * 4096);
+  single_dealloc(allocator, most);
   const auto r = live_allocations(allocator, 64, 4, mixed_size{2000}, all_workers{}, opts());
   EXPECT_EQ(r.returned_null + r.overlaps + r.pattern_errors, 0u);
   single_dealloc(allocator, tail);

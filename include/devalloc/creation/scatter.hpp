@@ -131,56 +131,14 @@
 #ifndef DEVALLOC_SCATTER_HASH_K_MP
 #define DEVALLOC_SCATTER_HASH_K_MP 17497
 #endif
-/// Warp term of eq. (3) (see ScatterConfig::hash_warp_term): 0 the paper's hash, 1 per-warp page
-/// tiles, 2 (default) per-class page sequence.
-#ifndef DEVALLOC_SCATTER_HASH_WARP_TERM
-#define DEVALLOC_SCATTER_HASH_WARP_TERM 2
+/// Directory slots per size class (see ScatterConfig::class_slots).
+#ifndef DEVALLOC_SCATTER_CLASS_SLOTS
+#define DEVALLOC_SCATTER_CLASS_SLOTS 512
 #endif
-/// 1 (default): a page that is opened gets its request's size class (see ScatterConfig::size_classes).
-/// 0: the exact (16-byte rounded) request size, as in the paper.
-#ifndef DEVALLOC_SCATTER_SIZE_CLASSES
-#define DEVALLOC_SCATTER_SIZE_CLASSES 1
-#endif
-
-/// hash_warp_term 2: the class' page sequence is spread by this factor (1: packed, each page gets
-/// as many lanes as it has chunks; 2: half as many).
-#ifndef DEVALLOC_SCATTER_HASH_SPREAD
-#define DEVALLOC_SCATTER_HASH_SPREAD 2
-#endif
-/// hash_warp_term 2: where a request whose sequence page cannot serve it walks on from (see
-/// ScatterConfig::sequence_fallback): 0 (default) the next page of the sequence, 1 eq. (3)'s page,
-/// 2 its sequence page moved by eq. (3)'s multiprocessor term.
-#ifndef DEVALLOC_SCATTER_SEQUENCE_FALLBACK
-#define DEVALLOC_SCATTER_SEQUENCE_FALLBACK 0
-#endif
-
-/// 1: pass 0 reads the states of a region's pages together and skips those that cannot serve the
-/// request (see ScatterConfig::scan_ahead). 0 (default): every page is tried.
-#ifndef DEVALLOC_SCATTER_SCAN_AHEAD
-#define DEVALLOC_SCATTER_SCAN_AHEAD 0
-#endif
-
-/// hash_warp_term 2: lanes of a warp asking for one class together that take the class sequence;
-/// fewer start at eq. (3)'s page (see ScatterConfig::sequence_min_lanes).
-#ifndef DEVALLOC_SCATTER_SEQUENCE_MIN_LANES
-#define DEVALLOC_SCATTER_SEQUENCE_MIN_LANES 12
-#endif
-/// ... for classes with at least this many chunks per page (ScatterConfig::sequence_shared_spots).
-#ifndef DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS
-#define DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS 16
-#endif
-
-/// 1 (default): pass 0 reads the state of the walk's first page together with its region's fill
-/// counter (two independent loads: one memory latency) and hands it to the first try. 0: the try
-/// reads it after the region check.
-#ifndef DEVALLOC_SCATTER_PREFETCH_STATE
-#define DEVALLOC_SCATTER_PREFETCH_STATE 1
-#endif
-
-/// Pass 0: re-reads of a page that another worker is opening (hierarchical layouts) before the
-/// search walks on (Scatter::open_wait_reads). 0: walk on at once.
+/// Re-reads of a directory page that another warp has just installed and is opening, before the
+/// request replaces it (see ScatterConfig::open_wait_reads).
 #ifndef DEVALLOC_SCATTER_OPEN_WAIT_READS
-#define DEVALLOC_SCATTER_OPEN_WAIT_READS 32
+#define DEVALLOC_SCATTER_OPEN_WAIT_READS 8
 #endif
 
 DEVALLOC_NAMESPACE_BEGIN
@@ -193,90 +151,33 @@ namespace creation {
 /// symbols), never two definitions of one.
 template <std::uint32_t PageSize, unsigned long long AccessBlockSize, std::uint32_t RegionSize,
           std::uint32_t WasteFactor, bool ResetFreedPages, std::uint32_t HashKSize, std::uint32_t HashKMp,
-          std::uint32_t HashWarpTerm, bool SizeClasses, std::uint32_t HashSpread, std::uint32_t SequenceFallback,
-          std::uint32_t SequenceMinLanes, std::uint32_t SequenceSharedSpots, bool ScanAhead, bool PrefetchState,
-          std::uint32_t OpenWaitReads>
+          std::uint32_t ClassSlots, std::uint32_t OpenWaitReads>
 struct basic_scatter_config {
   /// Bytes per page. Requests up to this size share pages; larger ones take consecutive pages.
   static constexpr std::uint32_t pagesize = PageSize;
-  /// Bytes per super block ("access block"). Larger than the heap: one super block (the
-  /// default). The paper's and thesis' 2 GiB split an 8 GiB heap into four, and hash_warp_term 2's
-  /// class sequences then wrap inside the active super block, where large requests collide
-  /// (docs/scatter.md, Configuration).
+  /// Bytes per super block ("access block", §5.1): the unit of the fallback walk (docs/scatter.md,
+  /// Search, step 3). Larger than the heap: one super block (the default).
   static constexpr unsigned long long accessblocksize = AccessBlockSize;
-  /// Pages per region (the unit of the 90 % fill check).
+  /// Pages per region (§5.4: the unit of the 90 % fill check of the fallback walk).
   static constexpr std::uint32_t regionsize = RegionSize;
-  /// A request may use a chunk up to this factor larger than itself.
+  /// A request may use a chunk up to this factor larger than itself; a page opened for a request
+  /// of S bytes gets its size class (the largest chunk size with as many chunks per page as S, a
+  /// multiple of S's alignment, at most S x wastefactor).
   static constexpr std::uint32_t wastefactor = WasteFactor;
-  /// Reset the chunk size of fully freed pages (needed for exact refills with other sizes).
+  /// Reset the chunk size of fully freed pages and return them to the free-page map (needed for
+  /// exact refills with other sizes).
   static constexpr bool resetfreedpages = ResetFreedPages;
-  /// Hash factors of eq. (3): page = (S k_S + mp k_mp [+ warp term]) mod pages per super block.
+  /// Hash factors of eq. (3): where a request starts looking for a free page (and where the
+  /// fallback walk starts): S k_S + mp k_mp.
   static constexpr std::uint32_t hash_k_size = HashKSize;
   static constexpr std::uint32_t hash_k_mp = HashKMp;
-  /// Warp term (not in the paper): eq. (3) sends all same-size requests of one multiprocessor to
-  /// the same page, where thousands of threads then queue on one fill counter.
-  ///   0: eq. (3) exactly (S k_S + mp k_mp).
-  ///   1: per-warp page tiles: warp w starts at page group w / (warps per page), its lanes spread
-  ///      over ceil(32 / chunks per page) pages (lane l on page l / min(32, chunks per page)).
-  ///      Fine for one size; with many sizes every (warp, size) pair opens its own page, and the
-  ///      heap runs out of pages while they are nearly empty (docs/notes/scatter-lab.md).
-  ///   2 (default): per-class page sequence: the lanes of a warp asking for the same size class
-  ///      (match_any) take consecutive slots w * g + rank of that class (g = lanes of the group),
-  ///      slot / chunks per page is the page offset from the class' base S k_S (no mp term).
-  ///      Same size everywhere: as 1. Mixed sizes: warps share the pages of a class instead of
-  ///      each opening its own.
-  /// `false` / `true` (older configurations) mean 0 / 1.
-  static constexpr std::uint32_t hash_warp_term = HashWarpTerm;
-  /// Size classes (not in the paper): a page that is *opened* for a request of S bytes (flat
-  /// layouts, S > hierarchy_threshold) gets the largest chunk size that keeps the page's chunk
-  /// count, is a multiple of the request's alignment and is at most S x wastefactor; pages of
-  /// hierarchical sizes keep S. Requests of the same class then share pages (the page holds just
-  /// as many chunks as one of exact size S). False: chunk size = S (the paper).
-  static constexpr bool size_classes = SizeClasses;
-  /// hash_warp_term 2 only: the page offset is slot x hash_spread / chunks per page, so the warps
-  /// of a class' sequence fill 1 / hash_spread of a page's chunks in one wave and leave the rest to
-  /// lanes that arrive later (1: packed; in a packed run every page that overflows sends its lanes
-  /// into the next, equally busy page, and the walks grow along the run).
-  static constexpr std::uint32_t hash_spread = HashSpread;
-  /// hash_warp_term 2 only: where pass 0 walks on when the lane's page of the class sequence
-  /// cannot serve it. The sequence pages hold survivors of earlier kernels, so in a steady state
-  /// of allocs and frees the pages after a full one are full too, and walking on along the
-  /// sequence meets them all.
-  ///   0 (default): the next page of the sequence: later waves of a kernel fill the pages the
-  ///      first ones left, so tight heaps stay dense (1 and 2 leave a tight heap fragmented:
-  ///      requests fail while free chunks remain; docs/notes/scatter-lab.md).
-  ///   1: after 16 pages of the sequence (the gaps hash_spread leaves), eq. (3)'s page
-  ///      S k_S + mp k_mp: scattered per class and multiprocessor, shared by the lanes of one
-  ///      multiprocessor that overflow; but every lane of a multiprocessor starts there (large
-  ///      chunks collapse as in the paper).
-  ///   2: after 16 pages of the sequence, the sequence page + mp k_mp: scattered per
-  ///      multiprocessor, and the lanes keep the sequence's spread.
-  static constexpr std::uint32_t sequence_fallback = SequenceFallback;
-  /// hash_warp_term 2 only: a warp whose lanes ask for one class together in groups of at least
-  /// this many take slots of the class sequence; smaller groups (mixed sizes, divergent callers)
-  /// start at eq. (3)'s page, which the lanes of one multiprocessor share (few pages opened, and
-  /// the slot w x g of the sequence is only consistent across warps when g is). 1: always the
-  /// sequence. Default 12: the threshold must lie away from the group sizes that mixed sizes
-  /// make, because a class whose groups start at both places is slow, and below the groups of one
-  /// size in a warp (32, or 16 with every other lane). The measurements behind the default are in
-  /// docs/notes/scatter-lab.md (Performance notes 6).
-  static constexpr std::uint32_t sequence_min_lanes = SequenceMinLanes;
-  /// ... and only for classes with at least this many chunks per page: a page of a few large
-  /// chunks cannot take a multiprocessor's requests, and its lanes would walk (the paper's
-  /// collapse at 1 and 4 KiB), so those classes always take the sequence.
-  static constexpr std::uint32_t sequence_shared_spots = SequenceSharedSpots;
-  /// Pass 0 (not in the paper): the walk reads the states of up to 16 pages of a region at once
-  /// (independent loads: about one memory latency together) and tries only those that may serve
-  /// the request (free, or of an accepted chunk size and not full), instead of one round trip of
-  /// warp votes and atomics per page. A stale read only skips a page pass 0 could have used;
-  /// pass 1 tries every page.
-  static constexpr bool scan_ahead = ScanAhead;
-  /// Pass 0 (not in the paper): the walk's first page state is read together with its region's
-  /// fill counter (two independent loads: one memory latency) and handed to the first try. false:
-  /// the try reads it after the region check.
-  static constexpr bool prefetch_state = PrefetchState;
-  /// Pass 0: re-reads of a page that another worker is opening (hierarchical layouts) before the
-  /// search walks on. 0: walk on at once.
+  /// Directory slots per size class (not in the paper; docs/scatter.md, Search): the warps of a
+  /// multiprocessor quarter (slot = (4 mp + warp mod 4) mod slots) fill one page of a class
+  /// together. Fewer slots: fewer pages open per class (a small heap takes
+  /// pages / 32 at most); more: less contention on each page's fill counter.
+  static constexpr std::uint32_t class_slots = ClassSlots;
+  /// Re-reads (with a short sleep) of a directory page that another warp has installed but not
+  /// yet opened, before the request installs a page of its own.
   static constexpr std::uint32_t open_wait_reads = OpenWaitReads;
 };
 
@@ -284,11 +185,8 @@ struct basic_scatter_config {
 using ScatterConfig =
   basic_scatter_config<DEVALLOC_SCATTER_PAGESIZE, DEVALLOC_SCATTER_ACCESSBLOCKSIZE, DEVALLOC_SCATTER_REGIONSIZE,
                        DEVALLOC_SCATTER_WASTEFACTOR, (DEVALLOC_SCATTER_RESETFREEDPAGES != 0),
-                       DEVALLOC_SCATTER_HASH_K_SIZE, DEVALLOC_SCATTER_HASH_K_MP, DEVALLOC_SCATTER_HASH_WARP_TERM,
-                       (DEVALLOC_SCATTER_SIZE_CLASSES != 0), DEVALLOC_SCATTER_HASH_SPREAD,
-                       DEVALLOC_SCATTER_SEQUENCE_FALLBACK, DEVALLOC_SCATTER_SEQUENCE_MIN_LANES,
-                       DEVALLOC_SCATTER_SEQUENCE_SHARED_SPOTS, (DEVALLOC_SCATTER_SCAN_AHEAD != 0),
-                       (DEVALLOC_SCATTER_PREFETCH_STATE != 0), DEVALLOC_SCATTER_OPEN_WAIT_READS>;
+                       DEVALLOC_SCATTER_HASH_K_SIZE, DEVALLOC_SCATTER_HASH_K_MP, DEVALLOC_SCATTER_CLASS_SLOTS,
+                       DEVALLOC_SCATTER_OPEN_WAIT_READS>;
 
 template <class Config = ScatterConfig>
 class Scatter : public scatter_detail::search<Config> {
@@ -301,21 +199,13 @@ class Scatter : public scatter_detail::search<Config> {
   // The configuration's values (basic_scatter_config documents them), as the layers that read
   // them hold them: heap.hpp (page and block sizes), fill.hpp (page reset), search.hpp (the rest).
   using base::accessblocksize;
-  using base::hash_spread;
-  using base::hash_warp_term;
+  using base::class_slots;
+  using base::directory_classes;
+  using base::open_wait_reads;
   using base::pagesize;
   using base::regionsize;
   using base::resetfreedpages;
-  using base::scan_ahead;
-  using base::sequence_fallback;
-  using base::sequence_min_lanes;
-  using base::sequence_shared_spots;
-  using base::size_classes;
   using base::wastefactor;
-  /// Pages one pass-0 scan reads (scan_ahead) and pages of the sequence before the fallback
-  /// (sequence_fallback 1 and 2): creation/scatter/search.hpp.
-  using base::scan_width;
-  using base::sequence_walk;
 
   static_assert(pagesize >= 256 && pagesize % 256 == 0 && pagesize <= (1u << 30),
                 "Scatter: pagesize must be a multiple of 256 between 256 and 2^30 bytes; change Config::pagesize "
@@ -328,18 +218,12 @@ class Scatter : public scatter_detail::search<Config> {
   static_assert(wastefactor >= 1 && wastefactor <= 1024,
                 "Scatter: wastefactor must be between 1 and 1024; change Config::wastefactor or "
                 "-DDEVALLOC_SCATTER_WASTEFACTOR");
-  static_assert(hash_warp_term <= 2,
-                "Scatter: hash_warp_term must be 0 (paper), 1 (per-warp tiles) or 2 (per-class "
-                "sequence); change Config::hash_warp_term or -DDEVALLOC_SCATTER_HASH_WARP_TERM");
-  static_assert(sequence_fallback <= 2,
-                "Scatter: sequence_fallback must be 0, 1 or 2; change "
-                "Config::sequence_fallback or -DDEVALLOC_SCATTER_SEQUENCE_FALLBACK");
-  static_assert(sequence_min_lanes >= 1 && sequence_min_lanes <= 33,
-                "Scatter: sequence_min_lanes must be between 1 (always the sequence) and 33 (never); change "
-                "Config::sequence_min_lanes or -DDEVALLOC_SCATTER_SEQUENCE_MIN_LANES");
-  static_assert(hash_spread >= 1 && hash_spread <= 32,
-                "Scatter: hash_spread must be between 1 and 32; change "
-                "Config::hash_spread or -DDEVALLOC_SCATTER_HASH_SPREAD");
+  static_assert(class_slots >= 1 && class_slots <= (1u << 16),
+                "Scatter: class_slots must be between 1 and 65536; change Config::class_slots or "
+                "-DDEVALLOC_SCATTER_CLASS_SLOTS");
+  static_assert(open_wait_reads <= 1024,
+                "Scatter: open_wait_reads must be at most 1024; change Config::open_wait_reads or "
+                "-DDEVALLOC_SCATTER_OPEN_WAIT_READS");
 
   /// Chunk sizes, page layout and page states: detail/bitfield_page.hpp.
   using page_format::hierarchy_threshold;
@@ -396,6 +280,9 @@ class Scatter : public scatter_detail::search<Config> {
     heap.bitmasks_ = reinterpret_cast<std::uint32_t*>(base + g.bitmasks_offset);
     heap.regions_ = reinterpret_cast<std::uint32_t*>(base + g.regions_offset);
     heap.blockfull_ = reinterpret_cast<std::uint32_t*>(base + g.blockfull_offset);
+    heap.free_map_ = detail::page_bitmap(reinterpret_cast<std::uint64_t*>(base + g.free_map_offset), g.pages);
+    heap.directory_ = reinterpret_cast<std::uint32_t*>(base + g.directory_offset);
+    heap.slots_ = g.slots;
     heap.data_ = base + g.data_offset;
     heap.data_end_ = heap.data_ + static_cast<std::size_t>(g.pages) * pagesize;
     heap.meta_bytes_ = g.meta_bytes;
@@ -428,14 +315,8 @@ class Scatter : public scatter_detail::search<Config> {
            ", regionsize=" + std::to_string(regionsize) + ", wastefactor=" + std::to_string(wastefactor) +
            ", resetfreedpages=" + std::to_string(resetfreedpages ? 1 : 0) +
            ", k_S=" + std::to_string(Config::hash_k_size) + ", k_mp=" + std::to_string(Config::hash_k_mp) +
-           ", hash_warp_term=" + std::to_string(hash_warp_term) + ", hash_spread=" + std::to_string(hash_spread) +
-           ", sequence_fallback=" + std::to_string(sequence_fallback) +
-           ", sequence_min_lanes=" + std::to_string(sequence_min_lanes) +
-           ", sequence_shared_spots=" + std::to_string(sequence_shared_spots) +
-           ", scan_ahead=" + std::to_string(scan_ahead ? 1 : 0) +
-           ", size_classes=" + std::to_string(size_classes ? 1 : 0) +
-           ", prefetch_state=" + std::to_string(prefetch_state ? 1 : 0) +
-           ", open_wait_reads=" + std::to_string(open_wait_reads) + ">";
+           ", class_slots=" + std::to_string(class_slots) + ", open_wait_reads=" + std::to_string(open_wait_reads) +
+           ">";
   }
 
   // Geometry of this heap (host and device; valid after init_heap).
@@ -535,6 +416,26 @@ class Scatter : public scatter_detail::search<Config> {
     };
     if (active >= blocks_) { fail("active super block " + std::to_string(active) + " >= " + std::to_string(blocks_)); }
     std::vector<std::uint32_t> full_pages(regions_count_, 0);
+    std::vector<std::uint64_t> free_words(free_map_.word_count());
+    detail::backend::copy_to_host(free_words.data(), free_map_.words(), free_words.size() * sizeof(std::uint64_t));
+    for (std::uint32_t page = 0; page < pages_; ++page) {
+      // F1: a page is taken in the free-page map iff its state is not 0.
+      const bool taken = ((free_words[page / 64u] >> (page % 64u)) & 1u) != 0;
+      if (taken != (states[page] != 0)) {
+        fail("page " + std::to_string(page) + ": " + (taken ? "taken in the free-page map but free"
+                                                            : "in use but free in the free-page map"));
+      }
+    }
+    for (std::uint32_t w = 0; w < free_map_.word_count(); ++w) {
+      if ((free_words[w] & ~free_map_.valid(w)) != 0) { fail("free-page map: bits beyond the last page"); }
+    }
+    {
+      std::vector<std::uint32_t> directory(static_cast<std::size_t>(directory_classes) * slots_);
+      detail::backend::copy_to_host(directory.data(), directory_, directory.size() * sizeof(std::uint32_t));
+      for (const std::uint32_t entry : directory) {
+        if (entry > pages_) { fail("class directory: entry " + std::to_string(entry) + " beyond the pages"); }
+      }
+    }
     for (std::uint32_t page = 0; page < pages_; ++page) {
       const std::uint32_t chunk = chunk_of(states[page]);
       const std::uint32_t count = count_of(states[page]);
@@ -672,7 +573,12 @@ class Scatter : public scatter_detail::search<Config> {
     // segment words may not be initialised yet: leave them alone.
     const std::uint32_t count = count_of(seen);
     if (count == 0 || count >= lock_count) { return free_result::double_free; }
-    if (!free_chunk(page, chunk, layout, index)) { return free_result::double_free; }
+    std::uint64_t before = 0;
+    if (!free_chunk(page, chunk, layout, index, before)) { return free_result::double_free; }
+    // The page was full and keeps live chunks: offer its room to the class directory.
+    if (count_of(before) == layout.spots && chunk_of(before) == chunk && layout.spots > 1u) {
+      offer_page(page, chunk, layout.spots);
+    }
     if (blocks_ > 1) { maybe_reactivate(page, p); }
     return free_result::freed;
   }
@@ -759,11 +665,6 @@ class Scatter : public scatter_detail::search<Config> {
   using page_format::large_chunk;
   using page_format::lock_count;
   using page_format::max_scan_rounds;
-  /// Pass 0: how often a page that another worker is opening (LOCK, hierarchical layouts) is
-  /// re-read before the search walks on; whether the walk's first page state is read together
-  /// with its region counter (creation/scatter/search.hpp).
-  using base::open_wait_reads;
-  using base::prefetch_state;
 
  private:
   // The heap view (creation/scatter/heap.hpp).
@@ -772,6 +673,9 @@ class Scatter : public scatter_detail::search<Config> {
   using base::blockfull_;
   using base::blocks_;
   using base::data_;
+  using base::directory_;
+  using base::free_map_;
+  using base::slots_;
   using base::data_end_;
   using base::meta_bytes_;
   using base::page_data;
@@ -798,6 +702,7 @@ class Scatter : public scatter_detail::search<Config> {
   // The search for chunks up to a page and their count (creation/scatter/search.hpp).
   using base::alloc_chunk;
   using base::count_free_chunks;
+  using base::offer_page;
   using base::round_size;
 
   // The page format (detail/bitfield_page.hpp).

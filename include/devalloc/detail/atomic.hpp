@@ -32,5 +32,12 @@ DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE T atomic_load_relaxed(T& word) noexcep
   return device_atomic<T>(word).load(memory_order_relaxed);
 }
 
+/// A device-scope fence of the given order: one release fence before several relaxed RMWs costs
+/// one fence, where release RMWs cost one each (Scatter's free path).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE void device_fence(cuda::std::memory_order order) noexcept
+{
+  cuda::atomic_thread_fence(order, cuda::thread_scope_device);
+}
+
 }  // namespace detail
 DEVALLOC_NAMESPACE_END

@@ -196,16 +196,17 @@ struct bitfield_page {
   /// §6.2 free line 8; hierarchical: also the segment's full-mark). False (and nothing changed) if
   /// the bit was clear: the chunk was not allocated (a double free).
   DEVALLOC_DEVICE static bool release_spot(std::uint32_t& bits, char* base, const page_layout& layout,
-                                           std::uint32_t index) noexcept
+                                           std::uint32_t index,
+                                           cuda::std::memory_order order = memory_order_release) noexcept
   {
     if (!layout.hierarchical) {
-      const std::uint32_t before = detail::bitfield_release(bits, index);
+      const std::uint32_t before = detail::bitfield_release(bits, index, order);
       if (((before >> index) & 1u) == 0) { return false; }  // was not allocated (double free)
     } else {
       const std::uint32_t s = index / 32u;
       const std::uint32_t bit = index % 32u;
       const std::uint32_t spots = layout.segment_spots(s);
-      const std::uint32_t before = detail::bitfield_release(segment_word(base, s), bit);
+      const std::uint32_t before = detail::bitfield_release(segment_word(base, s), bit, order);
       if (((before >> bit) & 1u) == 0) { return false; }
       if (before == detail::low_bits(spots)) {
         // The segment was full: clear its mark (pairs with mark_segment_full).

@@ -21,11 +21,11 @@ namespace detail::probe {
 
 enum event : unsigned {
   alloc_chunk = 0,  ///< Scatter: a request up to one page entered the search
-  page_try,         ///< Scatter pass 0: one page looked at (per lane)
+  page_try,         ///< Scatter: one page looked at (per group leader: directory round or walk)
   pass1,            ///< Scatter: pass 0 found nothing, the exhaustive pass 1 started
-  open_won,         ///< Scatter: this worker (or group leader) opened a free page
-  open_lost,        ///< Scatter: a free page's open CAS was lost
-  open_wait,        ///< Scatter pass 0: one re-read of a page another worker is opening
+  open_won,         ///< Scatter: this worker (or group leader) opened a page it took from the free-page map
+  open_lost,        ///< Scatter: a page taken for a directory slot went back (another warp installed one)
+  open_wait,        ///< Scatter: one re-read of a directory page that is installed but not opened
   reserve,          ///< Scatter: one fetch_add/CAS reservation on a used page
   reserve_short,    ///< Scatter: a reservation the page had no room for was given back
   claim_retry,      ///< bitfield_claim: an atomicOr found its bit taken and tried another
@@ -33,7 +33,7 @@ enum event : unsigned {
   free_chunk,       ///< Scatter: one chunk freed
   page_reset,       ///< Scatter: a fully freed page forgot its chunk size
   region_skip,      ///< Scatter pass 0: a region over the fill threshold was skipped
-  scan_skip,        ///< Scatter pass 0 (scan_ahead): a read of page states found pages to skip
+  walk,             ///< Scatter: the directory path gave up, the walk (pass 0) started
   count             ///< number of events
 };
 
@@ -42,7 +42,7 @@ constexpr const char* name(unsigned e) noexcept
 {
   constexpr const char* names[] = {"alloc_chunk", "page_try",   "pass1",         "open_won",    "open_lost",
                                    "open_wait",   "reserve",    "reserve_short", "claim_retry", "segment_skip",
-                                   "free_chunk",  "page_reset", "region_skip",   "scan_skip"};
+                                   "free_chunk",  "page_reset", "region_skip",   "walk"};
   return e < count ? names[e] : "?";
 }
 

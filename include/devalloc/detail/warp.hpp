@@ -185,6 +185,25 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned rank_in(std::uint32_t mask) noexce
   return popcount(lanes_below(mask));
 }
 
+/// The lanes of `mask` whose rank in it is in [first, first + count) (rank as rank_in()).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE std::uint32_t lanes_of(std::uint32_t mask, unsigned first,
+                                                               unsigned count) noexcept
+{
+  std::uint32_t out = 0;
+  unsigned rank = 0;
+  for (std::uint32_t m = mask; m != 0; m &= m - 1u, ++rank) {
+    if (rank >= first + count) { break; }
+    if (rank >= first) { out |= m & (0u - m); }
+  }
+  return out;
+}
+
+/// The lowest `count` lanes of `mask`.
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE std::uint32_t lowest_lanes(std::uint32_t mask, unsigned count) noexcept
+{
+  return lanes_of(mask, 0, count);
+}
+
 /// Barrier of the lanes of `mask` that also orders their memory accesses (CUDA: __syncwarp;
 /// CPU emulator: a rendezvous of the lanes of `mask`, which run on one thread).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void sync_lanes(std::uint32_t mask, call_site site = call_site::current()) noexcept

@@ -42,6 +42,7 @@ class fill : public heap<Config> {
   using base::bitmasks_;
   using base::block_regions;
   using base::blockfull_;
+  using base::free_map_;
   using base::page_data;
   using base::pages_per_block_;
   using base::pagesize;
@@ -106,27 +107,36 @@ class fill : public heap<Config> {
     if (count_of(before) < n && count_of(before) + k >= n) { region_add(page, 1u); }
   }
 
-  /// Gives one reservation (or a transient +1) back: fetch_sub(1) with release (free line 9), the
-  /// region counter when the page stops being full, and the reset of a fully freed page (free
-  /// lines 10-16) by whoever takes the count to zero.
-  DEVALLOC_DEVICE void give_back(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots,
-                                 std::uint32_t m = 1u) const noexcept
+  /// Gives `m` reservations (or transient +1s) back: fetch_sub with `order` (free line 9: release;
+  /// a failed reservation, which wrote nothing, relaxed), the region counter when the page stops
+  /// being full, and the reset of a fully freed page (free lines 10-16) by whoever takes the count
+  /// to zero: CAS (chunk, 0) -> 0, then the page goes back to the free-page map (release).
+  /// Returns the state before the fetch_sub.
+  DEVALLOC_DEVICE std::uint64_t give_back(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots,
+                                          std::uint32_t m = 1u,
+                                          cuda::std::memory_order order = detail::memory_order_release) const noexcept
   {
     detail::device_atomic<std::uint64_t> state(states_[page]);
-    const std::uint64_t before = state.fetch_sub(m, detail::memory_order_release);
+    const std::uint64_t before = state.fetch_sub(m, order);
     const std::uint32_t actual = chunk_of(before);
-    if (actual == 0 || actual > pagesize) { return; }
+    if (actual == 0 || actual > pagesize) { return before; }
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
     if (count_of(before) >= n && count_of(before) - m < n) { region_sub(page, 1u); }
     if constexpr (resetfreedpages) {
       if (count_of(before) == m) {
         // Fails harmlessly if someone reserved in between: they reset when they leave.
         std::uint64_t expected = pack(actual, 0u);
-        if (state.compare_exchange_strong(expected, 0u, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
+        // acquire: the frees whose give-backs came before (their release fences) happen before the
+        // release of the page below, so its next owner sees them through the free-page map.
+        if (state.compare_exchange_strong(expected, 0u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
           DEVALLOC_PROBE(page_reset);
+          // release: everything done on the page (by us, and by the frees our fetch_sub's release
+          // sequence carries) happens before the next owner's claim.
+          free_map_.release(page, 1u);
         }
       }
     }
+    return before;
   }
 
   /// With a reservation held, win one bit (detail::bitfield_page::take_spot); if none can be won,
@@ -143,12 +153,19 @@ class fill : public heap<Config> {
 
   /// Clears the chunk's bit and gives its reservation back. False (and nothing changed) if the bit
   /// was clear: the chunk was not allocated (a double free).
+  /// `before` receives the page state before the give-back.
+  /// One release fence, then the bit clear and the give-back relaxed: the fence orders the chunk's
+  /// data before both (a claim of the bit and a reservation that reads the count each synchronise
+  /// with it), at the cost of one fence instead of two release RMWs (docs/scatter.md, "Memory order").
   DEVALLOC_DEVICE bool free_chunk(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
-                                  std::uint32_t index) const noexcept
+                                  std::uint32_t index, std::uint64_t& before) const noexcept
   {
     DEVALLOC_PROBE(free_chunk);
-    if (!page_format::release_spot(bitmasks_[page], page_data(page), layout, index)) { return false; }
-    give_back(page, chunk, layout.spots);
+    detail::device_fence(detail::memory_order_release);
+    if (!page_format::release_spot(bitmasks_[page], page_data(page), layout, index, detail::memory_order_relaxed)) {
+      return false;
+    }
+    before = give_back(page, chunk, layout.spots, 1u, detail::memory_order_relaxed);
     return true;
   }
 

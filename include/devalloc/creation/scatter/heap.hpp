@@ -9,8 +9,13 @@
 // §4.3.5, initHeap):
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
-//   [region counters: 4 B x regions][super block counters: 4 B x blocks][pad to 256]
-//   [page 0][page 1] ... [page pages-1]
+//   [region counters: 4 B x regions][super block counters: 4 B x blocks]
+//   [free-page bitmap: 1 bit per page, 64-bit words][class directory: 4 B x classes x slots]
+//   [pad to 256][page 0][page 1] ... [page pages-1]
+//
+// The free-page bitmap (detail/page_bitmap.hpp) and the class directory are this project's
+// additions (docs/scatter.md, "Search"): the bitmap hands out free pages, the directory keeps per
+// size class and multiprocessor slot the page its warps are filling.
 //
 // plan() computes that layout on the host; the heap object holds only the pointers into it and
 // the geometry (page, super block and region counts), so creation::Scatter, which derives from
@@ -23,6 +28,7 @@
 #include <cstdint>
 
 #include "../../detail/bitfield_page.hpp"
+#include "../../detail/page_bitmap.hpp"
 #include "../../detail/platform.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
@@ -47,12 +53,15 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     std::size_t bitmasks_offset = 0;
     std::size_t regions_offset = 0;
     std::size_t blockfull_offset = 0;  ///< per super block: regions over the 90 % threshold
+    std::size_t free_map_offset = 0;   ///< free-page bitmap (64-bit words)
+    std::size_t directory_offset = 0;  ///< class directory: classes x slots page numbers
     std::size_t data_offset = 0;       ///< first page, 256-byte aligned
     std::uint32_t pages = 0;
     std::uint32_t pages_per_block = 0;
     std::uint32_t blocks = 0;
     std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
     std::uint32_t regions = 0;
+    std::uint32_t slots = 0;  ///< directory slots per class
   };
 
   /// Host. Splits `bytes` bytes at address `base` into metadata and as many pages as fit.
@@ -83,6 +92,8 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     g.bitmasks_offset = p.bitmasks - base;
     g.regions_offset = p.regions - base;
     g.blockfull_offset = p.blockfull - base;
+    g.free_map_offset = p.free_map - base;
+    g.directory_offset = p.directory - base;
     g.data_offset = p.data - base;
     g.meta_bytes = p.data - meta;
     g.pages = static_cast<std::uint32_t>(lo);
@@ -90,18 +101,33 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     g.blocks = p.blocks;
     g.region_pages = p.region_pages;
     g.regions = p.regions_count;
+    g.slots = p.slots;
     return g;
   }
 
-  /// Smallest pool (in bytes, from a 256-aligned address) that holds one page.
-  static constexpr std::size_t min_pool_bytes = 256 + 256 + 20 + 255 + pagesize;
+  /// Size classes the directory tells apart: chunk sizes 16, 32, ... map to entries 0, 1, ...
+  /// (modulo this count for pages above 8 KiB, whose larger classes then share entries).
+  static constexpr std::uint32_t directory_classes = pagesize / 16u < 512u ? pagesize / 16u : 512u;
+
+  /// Directory slots per class for a heap of `pages` pages: Config::class_slots, fewer in small
+  /// heaps (one slot per 32 pages / classes), so the pages the slots keep open stay a small part.
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t slots_for(std::uint32_t pages) noexcept
+  {
+    std::uint64_t slots = static_cast<std::uint64_t>(pages) / 32u;
+    if (slots > Config::class_slots) { slots = Config::class_slots; }
+    return slots == 0 ? 1u : static_cast<std::uint32_t>(slots);
+  }
+
+  /// Smallest pool (in bytes, from any address) that holds one page: alignment, header, one
+  /// page's state, bitfield, region and block counter, bitmap word, directory, page alignment.
+  static constexpr std::size_t min_pool_bytes = 255 + 256 + 20 + 7 + 8 + 4 * directory_classes + 255 + pagesize;
 
  protected:
   static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
 
   struct planned {
-    std::uintptr_t states, bitmasks, regions, blockfull, data, end;
-    std::uint32_t pages_per_block, blocks, region_pages, regions_count;
+    std::uintptr_t states, bitmasks, regions, blockfull, free_map, directory, data, end;
+    std::uint32_t pages_per_block, blocks, region_pages, regions_count, slots;
   };
 
   // Layout of `pages` pages with the metadata starting at `meta` (256-aligned). 64-bit sums.
@@ -125,7 +151,10 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     p.bitmasks = p.states + std::uintptr_t{8} * pages;
     p.regions = p.bitmasks + std::uintptr_t{4} * pages;
     p.blockfull = p.regions + std::uintptr_t{4} * p.regions_count;
-    p.data = align_up(p.blockfull + std::uintptr_t{4} * p.blocks, 256);
+    p.free_map = align_up(p.blockfull + std::uintptr_t{4} * p.blocks, 8);
+    p.directory = p.free_map + std::uintptr_t{8} * detail::page_bitmap::words_for(pages);
+    p.slots = slots_for(pages);
+    p.data = align_up(p.directory + std::uintptr_t{4} * directory_classes * p.slots, 256);
     p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
     return p;
   }
@@ -159,6 +188,9 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
   std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
   std::uint32_t* blockfull_ = nullptr;     // per super block: regions over the 90 % threshold (over_threshold)
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
+  detail::page_bitmap free_map_;           // per page: taken (split, multi-page, being opened or reset) or free
+  std::uint32_t* directory_ = nullptr;     // per class and slot: 1 + the page the slot's warps fill (0: none)
+  std::uint32_t slots_ = 1;                // directory slots per class
   char* data_ = nullptr;
   char* data_end_ = nullptr;
   std::size_t meta_bytes_ = 0;

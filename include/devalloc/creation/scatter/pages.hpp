@@ -7,9 +7,11 @@
 // runs of free pages that getAvailableSlots counts for them (thesis §4.3.5). creation/scatter.hpp
 // has the overview.
 //
-//   * alloc_pages searches `need` consecutive free pages from the end of the heap downwards and
-//     reserves them top-down by CAS 0 -> (large_chunk, lock_count) (reserve_pages), rolling back on
-//     a conflict; the first page's bitfield holds the page count. free_pages releases them.
+//   * alloc_pages finds and takes `need` consecutive free pages in the free-page map
+//     (detail/page_bitmap.hpp: 64 pages per word, runs found with shifts, taken by fetch_or and
+//     rolled back on a conflict), from a start scattered per lane instead of the paper's serial
+//     scan from the end of the heap; take_pages gives them the state (large_chunk, lock_count) and
+//     the first page's bitfield the page count. free_pages releases them.
 //   * Pages of a multi-page chunk count as full pages of their regions (add_run_to_regions, through
 //     creation/scatter/fill.hpp's region counters).
 //   * summarize_runs: the free-page runs of a range of pages, so that ranges counted by different
@@ -21,7 +23,10 @@
 
 #include "../../detail/atomic.hpp"
 #include "../../detail/bitfield_page.hpp"
+#include "../../detail/hash.hpp"
+#include "../../detail/page_bitmap.hpp"
 #include "../../detail/platform.hpp"
+#include "../../detail/warp.hpp"
 #include "../../free_result.hpp"
 #include "fill.hpp"
 
@@ -35,6 +40,7 @@ class multi_page : public fill<Config> {
 
  protected:
   using base::bitmasks_;
+  using base::free_map_;
   using base::page_data;
   using base::pages_;
   using base::pagesize;
@@ -47,8 +53,6 @@ class multi_page : public fill<Config> {
   using page_format::large_state;
   using page_format::load_state;
 
-  static constexpr std::uint32_t no_conflict = 0xFFFFFFFFu;
-
   DEVALLOC_HOST_DEVICE static constexpr std::uint64_t pages_needed(std::size_t bytes) noexcept
   {
     return static_cast<std::uint64_t>(bytes / pagesize) + (bytes % pagesize != 0 ? 1u : 0u);
@@ -57,65 +61,36 @@ class multi_page : public fill<Config> {
   // ---------------------------------------------------------------------------------------------
   // Requests larger than a page (ScatterAlloc §6.3; thesis fig. 2.3)
 
-  /// Searches `need` consecutive free pages from the end of the heap downwards (regions whose
-  /// pages are all in use are skipped at once), reserves them from the top by CAS 0 -> large, and
-  /// on a conflict gives the reserved ones back and continues below the conflict.
+  /// Finds `need` consecutive free pages in the free-page map and takes them (§6.3; the paper and
+  /// the thesis scan the page table from the end of the heap, one page state at a time, and every
+  /// request of a kernel scans the same pages). The scan starts at a page scattered by the calling
+  /// lane's warp and lane (requests of one kernel look at different parts of the heap), reads 64
+  /// pages per word and finds runs inside a word with shifts; it wraps once around the map.
   DEVALLOC_DEVICE void* alloc_pages(std::size_t bytes) const noexcept
   {
     const std::uint64_t need64 = pages_needed(bytes);
     if (need64 > pages_) { return nullptr; }
     const auto need = static_cast<std::uint32_t>(need64);
-    std::int64_t i = static_cast<std::int64_t>(pages_) - 1;
-    std::uint32_t run = 0;
-    while (i >= 0) {
-      const auto page = static_cast<std::uint32_t>(i);
-      const std::uint32_t region = page / region_pages_;
-      const std::uint32_t region_first = region * region_pages_;
-      if (page == region_first + region_size(region) - 1u &&
-          detail::atomic_load_relaxed(regions_[region]) >= region_size(region)) {
-        run = 0;  // every page of the region is full or part of a multi-page chunk
-        i = static_cast<std::int64_t>(region_first) - 1;
-        continue;
-      }
-      if (load_state(states_, page) != 0) {
-        run = 0;
-        --i;
-        continue;
-      }
-      if (++run < need) {
-        --i;
-        continue;
-      }
-      const std::uint32_t conflict = reserve_pages(page, need);
-      if (conflict == no_conflict) { return page_data(page); }
-      run = 0;
-      i = static_cast<std::int64_t>(conflict) - 1;
-    }
-    return nullptr;
+    const std::uint32_t start =
+      detail::mix32(detail::warp_id() * detail::warp_size + detail::lane_id() + need * 0x9E3779B9u) % pages_;
+    const std::uint32_t first = free_map_.find_run(start, need, 2u * free_map_.word_count());
+    if (first == detail::page_bitmap::none) { return nullptr; }
+    take_pages(first, need);
+    return page_data(first);
   }
 
-  /// Reserves pages [first, first + need) (§6.3: set every page's chunk size; roll back on
-  /// conflict). Returns no_conflict or the page that was taken by someone else.
-  DEVALLOC_DEVICE std::uint32_t reserve_pages(std::uint32_t first, std::uint32_t need) const noexcept
+  /// Marks the claimed pages [first, first + need) as one multi-page chunk (§6.3: every page gets
+  /// the large chunk size, the first one the page count). The states may hold transient +1s of
+  /// reservers that read an old directory entry: adding (large, LOCK) keeps them, and their
+  /// give-back finds a chunk size they do not accept.
+  DEVALLOC_DEVICE void take_pages(std::uint32_t first, std::uint32_t need) const noexcept
   {
-    for (std::uint32_t k = need; k-- > 0;) {
-      std::uint64_t expected = 0;
-      // acquire: the previous users' frees of these pages happen before our use.
-      if (!detail::device_atomic<std::uint64_t>(states_[first + k])
-             .compare_exchange_strong(expected, large_state, detail::memory_order_acquire,
-                                      detail::memory_order_relaxed)) {
-        for (std::uint32_t j = k + 1u; j < need; ++j) {
-          detail::device_atomic<std::uint64_t>(states_[first + j]).fetch_sub(large_state, detail::memory_order_release);
-        }
-        return first + k;
-      }
-    }
     for (std::uint32_t k = 0; k < need; ++k) {
+      detail::device_atomic<std::uint64_t>(states_[first + k]).fetch_add(large_state, detail::memory_order_relaxed);
       detail::device_atomic<std::uint32_t>(bitmasks_[first + k])
         .store(k == 0 ? need : 0u, detail::memory_order_relaxed);
     }
     add_run_to_regions(first, need, true);
-    return no_conflict;
   }
 
   /// Releases the multi-page chunk starting at page `first` (whose state was seen as large).
@@ -133,9 +108,10 @@ class multi_page : public fill<Config> {
     }
     add_run_to_regions(first, need, false);
     for (std::uint32_t k = 0; k < need; ++k) {
-      // release: our writes to the pages happen before their next user's acquire.
-      detail::device_atomic<std::uint64_t>(states_[first + k]).fetch_sub(large_state, detail::memory_order_release);
+      detail::device_atomic<std::uint64_t>(states_[first + k]).fetch_sub(large_state, detail::memory_order_relaxed);
     }
+    // release: our writes to the pages happen before their next owner's claim.
+    free_map_.release(first, need);
     return free_result::freed;
   }
 

@@ -3,17 +3,22 @@
 // devalloc/creation/scatter/search.hpp
 //
 // `creation::scatter_detail::search<Config>`: creation::Scatter's allocation of chunks up to one
-// page — the search of ScatterAlloc (Steinberger et al. 2012, §5.3 the hash of eq. (3), §5.4 the
-// region walk and super blocks, §6.1 alloc and tryUsePage) as the mallocMC thesis turned it into a
-// creation policy (Eckert 2014, §4.3.5), with the changes docs/scatter.md ("Search") describes:
+// page. Its fallback is the search of ScatterAlloc (Steinberger et al. 2012, §5.3 the hash of
+// eq. (3), §5.4 the region walk and super blocks, §6.1 alloc and tryUsePage) as the mallocMC
+// thesis turned it into a creation policy (Eckert 2014, §4.3.5); its fast path is this project's
+// class directory (docs/scatter.md, "Search"):
 //
 //   * class_of / accepts: the chunk size a page opened for a request gets (size classes) and the
 //     chunk sizes a request may use (wastefactor, alignment).
-//   * alloc_chunk: the start page (eq. (3), per-warp tiles or the per-class page sequence,
-//     Config::hash_warp_term), then pass 0 (the paper's walk, super block by super block) and the
-//     exhaustive pass 1; search_block walks one super block region by region (may_serve_mask:
-//     scan_ahead), try_page / try_page_group try one page (one lane, or a warp group served by its
-//     leader), reserve takes a reservation on a used page, open_page opens a free one.
+//   * alloc_chunk: the lanes of a warp that ask for one class together (match_any) are served by
+//     their leader from the class' directory slot of their multiprocessor quarter — one
+//     fetch_add for the group on the page the slot names; when that page is full (or gone), a new
+//     page comes from the free-page map (detail/page_bitmap.hpp) near eq. (3)'s page and is
+//     installed in the slot by CAS (directory_round). Only when the map has no free page near
+//     there does the request walk the heap as the paper does: pass 0 (regions over 90 % skipped),
+//     then the exhaustive pass 1 (search_block, try_page_group, try_page, reserve).
+//   * open_page: the owner of a page taken from the free-page map gives it its chunk size.
+//   * offer_page: a free that makes a full page non-full offers it to its class' slot.
 //   * count_free_chunks: getAvailableSlots up to a page (thesis §4.3.5), with the same acceptance
 //     rule as the search.
 //
@@ -28,6 +33,7 @@
 #include "../../detail/bitfield.hpp"
 #include "../../detail/bitfield_page.hpp"
 #include "../../detail/hash.hpp"
+#include "../../detail/page_bitmap.hpp"
 #include "../../detail/platform.hpp"
 #include "../../detail/probe.hpp"
 #include "../../detail/warp.hpp"
@@ -44,15 +50,12 @@ class search : public multi_page<Config> {
  protected:
   // Scatter's configuration values the search reads (creation/scatter.hpp documents them).
   static constexpr std::uint32_t wastefactor = Config::wastefactor;
-  static constexpr std::uint32_t hash_warp_term = static_cast<std::uint32_t>(Config::hash_warp_term);
-  static constexpr bool size_classes = Config::size_classes;
-  static constexpr std::uint32_t hash_spread = Config::hash_spread;
-  static constexpr std::uint32_t sequence_fallback = static_cast<std::uint32_t>(Config::sequence_fallback);
-  static constexpr std::uint32_t sequence_min_lanes = Config::sequence_min_lanes;
-  static constexpr std::uint32_t sequence_shared_spots = Config::sequence_shared_spots;
-  static constexpr bool scan_ahead = Config::scan_ahead;
+  static constexpr std::uint32_t class_slots = Config::class_slots;
   static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
-  static constexpr bool prefetch_state = Config::prefetch_state;
+  /// Rounds of the directory path before a request falls back to the walk.
+  static constexpr std::uint32_t directory_rounds = 4;
+  /// Words of the free-page map (64 pages each) a request reads for a new page before the walk.
+  static constexpr std::uint32_t claim_words = 16;
 
   using base::account_increment;
   using base::active_block_;
@@ -60,6 +63,9 @@ class search : public multi_page<Config> {
   using base::block_over;
   using base::block_pages;
   using base::blocks_;
+  using base::directory_;
+  using base::directory_classes;
+  using base::free_map_;
   using base::give_back;
   using base::over_threshold;
   using base::page_data;
@@ -70,6 +76,7 @@ class search : public multi_page<Config> {
   using base::region_pages_;
   using base::region_size;
   using base::regions_;
+  using base::slots_;
   using base::states_;
   using base::take_spot;
   using page_format::chunk_of;
@@ -86,37 +93,23 @@ class search : public multi_page<Config> {
   using typename page_format::page_layout;
 
  public:
-  /// Pages whose states one pass-0 scan reads (scan_ahead).
-  static constexpr std::uint32_t scan_width = 16;
-  /// sequence_fallback 1 and 2: pages of the sequence pass 0 looks at before it walks on from the
-  /// fallback page.
-  static constexpr std::uint32_t sequence_walk = 16;
-
   /// Chunk size of a page opened for a request of `size` bytes (a multiple of 16, <= pagesize):
-  /// with Config::size_classes and a flat layout, the largest multiple of the request's alignment
-  /// (min(lowbit(size), 256)) with as many chunks per page as `size` and at most size x wastefactor;
-  /// otherwise `size`. The result is accepted by every request of that class (accepts()).
+  /// for a flat layout, the largest multiple of the request's alignment (min(lowbit(size), 256))
+  /// with as many chunks per page as `size` and at most size x wastefactor; hierarchical sizes
+  /// keep `size`. The result is accepted by every request of that class (accepts()).
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t class_of(std::uint32_t size) noexcept
   {
-    if constexpr (!size_classes) {
-      return size;
-    } else {
-      if (size <= hierarchy_threshold) { return size; }
-      const std::uint32_t low = size & (0u - size);
-      const std::uint32_t align = low < 256u ? low : 256u;
-      const std::uint32_t n = flat_spots(size);
-      std::uint64_t c = pagesize / n / align * align;  // >= size: size is a multiple of align, <= pagesize / n
-      const std::uint64_t limit = static_cast<std::uint64_t>(size) * wastefactor / align * align;
-      if (c > limit) { c = limit; }
-      return static_cast<std::uint32_t>(c);
-    }
+    if (size <= hierarchy_threshold) { return size; }
+    const std::uint32_t low = size & (0u - size);
+    const std::uint32_t align = low < 256u ? low : 256u;
+    const std::uint32_t n = flat_spots(size);
+    std::uint64_t c = pagesize / n / align * align;  // >= size: size is a multiple of align, <= pagesize / n
+    const std::uint64_t limit = static_cast<std::uint64_t>(size) * wastefactor / align * align;
+    if (c > limit) { c = limit; }
+    return static_cast<std::uint32_t>(c);
   }
 
  protected:
-  static constexpr std::uint64_t no_hash = ~std::uint64_t{0};
-  /// No state read yet (never a page state: no count reaches 2^32 - 1).
-  static constexpr std::uint64_t no_state = ~std::uint64_t{0};
-
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t round_size(std::size_t bytes) noexcept
   {
     // bytes <= pagesize <= 2^30 here
@@ -135,8 +128,17 @@ class search : public multi_page<Config> {
            (chunk & (align - 1u)) == 0;
   }
 
+  /// The directory slot of chunk size `chunk` for the calling warp: one per class and
+  /// multiprocessor quarter (warps of one multiprocessor share the L1 and run together).
+  DEVALLOC_DEVICE std::uint32_t& slot_for(std::uint32_t chunk) const noexcept
+  {
+    const std::uint32_t cls_index = (chunk / min_chunk - 1u) % directory_classes;
+    const std::uint32_t slot = (detail::sm_id() * 4u + detail::warp_id() % 4u) % slots_;
+    return directory_[static_cast<std::size_t>(cls_index) * slots_ + slot];
+  }
+
   // ---------------------------------------------------------------------------------------------
-  // Allocation of chunks up to one page (ScatterAlloc §6.1)
+  // Allocation of chunks up to one page
 
   DEVALLOC_DEVICE void* alloc_chunk(std::uint32_t size) const noexcept
   {
@@ -144,44 +146,16 @@ class search : public multi_page<Config> {
     // The chunk size a page opened for this request gets; same chunk count per page as `size`.
     const std::uint32_t cls = class_of(size);
     const page_layout fresh = layout_of(cls);
-    std::uint64_t hash;
-    std::uint64_t sequence = no_hash;  // page of the class sequence tried before the walk
-    if constexpr (hash_warp_term == 2u) {
-      // See ScatterConfig::hash_warp_term: the lanes of this warp asking for the same class take
-      // consecutive slots of the class' page sequence; slot x spread / chunks per page is the page
-      // offset.
-      const std::uint32_t group = detail::match_any(detail::active_mask(), cls);
-      const std::uint32_t lanes = detail::popcount(group);
-      const std::uint64_t slot = static_cast<std::uint64_t>(detail::warp_id()) * lanes + detail::rank_in(group);
-      // No mp term in the sequence: with it, every multiprocessor's warps would open their own
-      // pages of each class again (the heap then runs out of pages while they are nearly empty,
-      // and pages of large chunks collide at random; docs/notes/scatter-lab.md). The lanes of a
-      // warp that meet at one page are served together (try_page_group), so no lane is displaced
-      // by a lost open CAS.
-      hash = static_cast<std::uint64_t>(cls) * Config::hash_k_size + slot * hash_spread / fresh.spots;
-      if (lanes < sequence_min_lanes && fresh.spots >= sequence_shared_spots) {
-        // A small group: eq. (3)'s page (see ScatterConfig::sequence_min_lanes).
-        hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0);
-      } else if constexpr (sequence_fallback != 0) {
-        // The walk itself starts elsewhere (see ScatterConfig::sequence_fallback).
-        sequence = hash;
-        hash = sequence_fallback == 1u
-                 ? detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0)
-                 : sequence + static_cast<std::uint64_t>(detail::sm_id()) * Config::hash_k_mp;
-      }
-    } else {
-      std::uint64_t extra = 0;
-      if constexpr (hash_warp_term == 1u) {
-        // Per-warp page tiles (the first version of the term).
-        const std::uint32_t lanes_per_page = fresh.spots < detail::warp_size ? fresh.spots : detail::warp_size;
-        const std::uint32_t pages_per_warp = (detail::warp_size + lanes_per_page - 1u) / lanes_per_page;
-        const std::uint32_t warps_per_page = fresh.spots > detail::warp_size ? fresh.spots / detail::warp_size : 1u;
-        extra = static_cast<std::uint64_t>(detail::warp_id() / warps_per_page) * pages_per_warp +
-                detail::lane_id() / lanes_per_page;
-      }
-      // §5.3 eq. (3)
-      hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, extra);
+    std::uint32_t& slot = slot_for(cls);
+    for (std::uint32_t round = 0; round < directory_rounds; ++round) {
+      void* p = nullptr;
+      const round_result r = directory_round(slot, size, cls, fresh, p);
+      if (r == round_result::served) { return p; }
+      if (r == round_result::no_free_page) { break; }
     }
+    // The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page.
+    DEVALLOC_PROBE(walk);
+    const std::uint64_t hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0);
     detail::device_atomic<std::uint32_t> active(*active_block_);
     const std::uint32_t first_block = blocks_ > 1 ? active.load(detail::memory_order_relaxed) % blocks_ : 0u;
     // Pass 0: the paper's search (regions over 90 % full skipped, fetch_add reservations), super
@@ -192,11 +166,6 @@ class search : public multi_page<Config> {
       if (pass == 1) { DEVALLOC_PROBE(pass1); }
       std::uint32_t block = first_block;
       for (std::uint32_t tried = 0; tried < blocks_; ++tried) {
-        if (pass == 0 && tried == 0 && sequence != no_hash) {
-          // The lane's sequence page and the few after it (the gaps hash_spread leaves), then the
-          // walk from the fallback page.
-          if (void* p = search_block(block, size, fresh, cls, sequence, false, sequence_walk)) { return p; }
-        }
         if (void* p = search_block(block, size, fresh, cls, hash, pass != 0)) { return p; }
         const std::uint32_t next = block + 1u == blocks_ ? 0u : block + 1u;
         if (pass == 0 && blocks_ > 1) {
@@ -209,24 +178,155 @@ class search : public multi_page<Config> {
     return nullptr;
   }
 
+  enum class round_result { served, again, no_free_page };
+
+  /// One round of the directory path for the lanes of the warp that ask for class `cls` together
+  /// (any subset of a warp). The leader reads the slot and reserves for the whole group on the
+  /// page it names with one fetch_add (re-reading a few times a page that is installed but not
+  /// opened yet). The lanes left without a reservation (the page was full, gone, or had room for
+  /// some only) take new pages from the free-page map: one page per `chunks per page` of them,
+  /// each taken by the first lane of its share; the share of the last lane puts its page into the
+  /// slot by CAS if the page keeps room (install before open, so that a lost CAS costs a page
+  /// given back unused; when several pages are taken at once the last one is installed after it
+  /// is opened, and a lost CAS leaves it with the room that the walk and later frees find).
+  /// The only waits are __syncwarp for the lanes that act; nobody waits for a lane that may not
+  /// run.
+  DEVALLOC_DEVICE round_result directory_round(std::uint32_t& slot, std::uint32_t size, std::uint32_t cls,
+                                               const page_layout& fresh, void*& out) const noexcept
+  {
+    const std::uint32_t peers = detail::match_any(detail::active_mask(), cls);
+    const unsigned leader = detail::leader_lane(peers);
+    const std::uint32_t rank = detail::rank_in(peers);
+    const std::uint32_t k = detail::popcount(peers);
+    detail::device_atomic<std::uint32_t> entry(slot);
+    std::uint32_t seen_entry = 0;
+    std::uint32_t grant_page = 0;  // 1 + page of the grant (0: none)
+    std::uint32_t grant_chunk = 0;
+    std::uint32_t grant = 0;       // first reservation index << 6 | reservations granted
+    bool moved = false;            // the slot changed meanwhile: the rest try again with its page
+    if (rank == 0) {
+      DEVALLOC_PROBE(page_try);
+      seen_entry = entry.load(detail::memory_order_relaxed);
+      if (seen_entry != 0) {
+        const std::uint32_t page = seen_entry - 1u;
+        detail::device_atomic<std::uint64_t> state(states_[page]);
+        std::uint64_t seen = state.load(detail::memory_order_relaxed);
+        // Installed but not opened yet (taken in the map, chunk size still 0): its owner opens it
+        // right after the CAS; re-read a bounded number of times.
+        for (std::uint32_t wait = 0; wait < open_wait_reads && chunk_of(seen) == 0 && free_map_.taken(page); ++wait) {
+          DEVALLOC_PROBE(open_wait);
+          detail::pause_briefly();
+          seen = state.load(detail::memory_order_relaxed);
+        }
+        const std::uint32_t c = chunk_of(seen);
+        if (c != 0 && accepts(c, size)) {
+          const std::uint32_t spots = c == cls ? fresh.spots : layout_of(c).spots;
+          if (count_of(seen) < spots) {
+            // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
+            DEVALLOC_PROBE(reserve);
+            const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
+            account_increment(page, old, c, spots, k);
+            std::uint32_t got = 0;
+            if (chunk_of(old) == c && count_of(old) < spots) {
+              got = spots - count_of(old) < k ? spots - count_of(old) : k;
+              grant_page = seen_entry;
+              grant_chunk = c;
+              grant = count_of(old) << 6 | got;
+            }
+            if (got < k) {
+              DEVALLOC_PROBE(reserve_short);
+              // A failed reservation wrote nothing: relaxed.
+              give_back(page, c, spots, k - got, detail::memory_order_relaxed);
+            }
+          }
+        }
+        if (grant == 0 || (grant & 63u) < k) { moved = entry.load(detail::memory_order_relaxed) != seen_entry; }
+      }
+    }
+    // The leader's acquire happens before every member's bit claim.
+    detail::sync_lanes(peers);
+    grant_page = detail::shuffle(peers, grant_page, leader);
+    grant_chunk = detail::shuffle(peers, grant_chunk, leader);
+    grant = detail::shuffle(peers, grant, leader);
+    seen_entry = detail::shuffle(peers, seen_entry, leader);
+    moved = detail::shuffle(peers, moved ? 1u : 0u, leader) != 0u;
+    const std::uint32_t got = grant & 63u;
+    if (rank < got) {
+      const std::uint32_t c = grant_chunk;
+      out = take_spot(grant_page - 1u, c, c == cls ? fresh : layout_of(c), (grant >> 6) + rank);
+      return out != nullptr ? round_result::served : round_result::again;
+    }
+    if (moved) { return round_result::again; }
+    // New pages for the lanes left: shares of `per` lanes, one page each.
+    const std::uint32_t rest = peers & ~detail::lowest_lanes(peers, got);
+    const std::uint32_t left = k - got;
+    const std::uint32_t my = rank - got;
+    const std::uint32_t per = fresh.spots < 32u ? fresh.spots : 32u;
+    const std::uint32_t share = my / per;
+    const std::uint32_t share_first = share * per;
+    const std::uint32_t share_lanes = left - share_first < per ? left - share_first : per;
+    const bool last_share = share_first + share_lanes == left;
+    const std::uint32_t members = detail::lanes_of(rest, share_first, share_lanes);
+    std::uint32_t page = detail::page_bitmap::none;
+    if (my == share_first) {
+      const std::uint32_t start = static_cast<std::uint32_t>(
+        detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp,
+                             static_cast<std::uint64_t>(detail::warp_id()) * 32u + share) %
+        pages_);
+      page = free_map_.claim_one(start, claim_words);
+      if (page != detail::page_bitmap::none) {
+        bool opened = false;
+        if (last_share && share_lanes < fresh.spots) {
+          // Keep the page's room for the slot's warps: install it (before opening when it is the
+          // only page of this round, so that a lost CAS just gives it back).
+          std::uint32_t expected = seen_entry;
+          if (share_first != 0) {
+            open_page(page, cls, fresh, share_lanes);
+            opened = true;
+          }
+          if (!entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
+                                             detail::memory_order_relaxed) &&
+              !opened) {
+            DEVALLOC_PROBE(open_lost);
+            free_map_.release(page, 1u, detail::memory_order_relaxed);
+            page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
+          }
+        }
+        if (!opened && page < pages_) { open_page(page, cls, fresh, share_lanes); }
+      }
+    }
+    detail::sync_lanes(members);
+    page = detail::shuffle(members, page, detail::leader_lane(members));
+    if (page == detail::page_bitmap::none) { return round_result::no_free_page; }
+    if (page >= pages_) { return round_result::again; }
+    out = take_spot(page, cls, fresh, my - share_first);
+    return out != nullptr ? round_result::served : round_result::again;
+  }
+
+  /// A free made page `page` (chunk size `chunk`, `spots` chunks) non-full: offer it to the
+  /// calling warp's slot of its class if that slot names no page with room of that class. A
+  /// relaxed hint: the chunk size and room are checked by whoever reserves.
+  DEVALLOC_DEVICE void offer_page(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots) const noexcept
+  {
+    detail::device_atomic<std::uint32_t> entry(slot_for(chunk));
+    std::uint32_t current = entry.load(detail::memory_order_relaxed);
+    if (current == page + 1u) { return; }
+    if (current != 0) {
+      const std::uint64_t seen = load_state(states_, current - 1u);
+      if (chunk_of(seen) == chunk && count_of(seen) < spots) { return; }
+    }
+    entry.compare_exchange_strong(current, page + 1u, detail::memory_order_relaxed, detail::memory_order_relaxed);
+  }
+
   /// §6.1 alloc lines 1-32 within one super block: start at the hashed page, walk region by
   /// region (skipping regions over the fill threshold), wrapping around once.
   DEVALLOC_DEVICE void* search_block(std::uint32_t block, std::uint32_t size, const page_layout& fresh,
-                                     std::uint32_t cls, std::uint64_t hash, bool exhaustive,
-                                     std::uint32_t limit = ~0u) const noexcept
+                                     std::uint32_t cls, std::uint64_t hash, bool exhaustive) const noexcept
   {
     const std::uint32_t first = block * pages_per_block_;
     const std::uint32_t n = block_pages(block);
     std::uint32_t pos = static_cast<std::uint32_t>(hash % n);
-    const std::uint32_t walk = limit < n ? limit : n;  // pages to look at
-    std::uint32_t left = walk;
-    // prefetch_state: the first page's state, loaded before (and independently of) its region's
-    // counter, so both cost one memory latency; the first try uses it instead of reading again.
-    // It may be stale by the time it is used, as any relaxed read may: the try's atomics decide.
-    std::uint64_t hint = no_state;
-    if constexpr (prefetch_state) {
-      if (!exhaustive && walk > 0) { hint = load_state(states_, first + pos); }
-    }
+    std::uint32_t left = n;
     while (left > 0) {
       const std::uint32_t page = first + pos;
       const std::uint32_t region = page / region_pages_;
@@ -238,30 +338,10 @@ class search : public multi_page<Config> {
       // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
       const bool usable = exhaustive ? full < region_pages : !over_threshold(full, region_pages);
       if (usable) {
-        // scan_ahead: `may` holds the pages [scanned, scan_end) read. The walk's first page is tried
-        // without a scan (it usually serves: one memory latency less on the common path).
-        std::uint32_t scanned = 0, scan_end = left == walk ? 1u : 0u, may = scan_end;
         for (std::uint32_t k = 0; k < span; ++k) {
-          if constexpr (scan_ahead) {
-            if (!exhaustive) {
-              if (k >= scan_end) {
-                scanned = k;
-                scan_end = span - k < scan_width ? span : k + scan_width;
-                may = may_serve_mask(page + k, scan_end - k, size, cls, fresh);
-              }
-              const std::uint32_t rest = may >> (k - scanned);
-              if (rest == 0) {
-                k = scan_end - 1u;
-                continue;
-              }
-              k += detail::lowest_bit(rest);
-            }
-          }
-          if (void* p = try_page(page + k, size, fresh, cls, exhaustive, hint)) { return p; }
-          hint = no_state;
+          if (void* p = try_page(page + k, size, fresh, cls, exhaustive)) { return p; }
         }
       } else {
-        hint = no_state;  // the first page is not tried
         DEVALLOC_PROBE(region_skip);
         // Every region of the block is over the threshold: the rest of this walk would skip them
         // all (an exact shortcut of the paper's walk; without it, thousands of workers that started
@@ -275,57 +355,36 @@ class search : public multi_page<Config> {
     return nullptr;
   }
 
-  /// scan_ahead: bit j set iff page first + j (j < n <= scan_width) may serve a request of `size`
-  /// as far as a relaxed read of its state tells: free, or of a chunk size we accept and not full
-  /// (or being opened). The loads are independent, so they cost about one memory latency together.
-  DEVALLOC_DEVICE std::uint32_t may_serve_mask(std::uint32_t first, std::uint32_t n, std::uint32_t size,
-                                               std::uint32_t cls, const page_layout& fresh) const noexcept
-  {
-    std::uint64_t seen[scan_width];
-    DEVALLOC_UNROLL
-    for (std::uint32_t j = 0; j < scan_width; ++j) { seen[j] = j < n ? load_state(states_, first + j) : large_state; }
-    std::uint32_t may = 0;
-    DEVALLOC_UNROLL
-    for (std::uint32_t j = 0; j < scan_width; ++j) {
-      const std::uint32_t c = chunk_of(seen[j]);
-      const std::uint32_t count = count_of(seen[j]);
-      // A page of another accepted chunk size is kept whatever its count (try_page checks it):
-      // computing its chunk count here costs more than the tries it saves.
-      const bool ok = seen[j] == 0 || (accepts(c, size) && (c != cls || count < fresh.spots || count >= lock_count));
-      may |= static_cast<std::uint32_t>(ok) << j;
-    }
-    if (may != detail::low_bits(n)) { DEVALLOC_PROBE(scan_skip); }
-    return may;
-  }
-
-  /// §6.1 alloc lines 8-27 for one page: use it if its chunk size fits, open it if it is free.
+  /// §6.1 alloc lines 8-27 for one page: use it if its chunk size fits, take it from the free-page
+  /// map and open it if it is free.
   DEVALLOC_DEVICE void* try_page(std::uint32_t page, std::uint32_t size, const page_layout& fresh, std::uint32_t cls,
-                                 bool exhaustive, std::uint64_t hint = no_state) const noexcept
+                                 bool exhaustive) const noexcept
   {
-    if (!exhaustive) { return try_page_group(page, size, fresh, cls, hint); }
+    if (!exhaustive) { return try_page_group(page, size, fresh, cls); }
     detail::device_atomic<std::uint64_t> state(states_[page]);
-    std::uint64_t seen = state.load(detail::memory_order_relaxed);
-    if (seen == 0) {
-      // Free page: set its chunk size by CAS (alloc lines 16-19); see open_page.
-      if (open_page(page, cls, fresh, 1u, seen)) { return take_spot(page, cls, fresh, 0u); }
-      // Someone else set it meanwhile; we may still fit (alloc lines 23-27). `seen` is fresh.
-    }
+    const std::uint64_t seen = state.load(detail::memory_order_relaxed);
     const std::uint32_t chunk = chunk_of(seen);
-    if (chunk == 0 || !accepts(chunk, size)) { return nullptr; }
+    if (chunk == 0) {
+      if (!free_map_.claim_unit(page)) { return nullptr; }  // being opened or reset by someone else
+      open_page(page, cls, fresh, 1u);
+      return take_spot(page, cls, fresh, 0u);
+    }
+    if (!accepts(chunk, size)) { return nullptr; }
     const page_layout layout = chunk == cls ? fresh : layout_of(chunk);
-    if (count_of(seen) >= layout.spots) { return nullptr; }  // full, or being opened
-    return reserve(page, chunk, layout, exhaustive);
+    if (count_of(seen) >= layout.spots) { return nullptr; }  // full
+    return reserve(page, chunk, layout);
   }
 
   /// Pass 0 for one page, for the lanes of the warp that arrive at this page together with the
   /// same size (match_any; any subset of a warp, on either backend): the lowest
-  /// lane acts for all k of them with one atomic — it opens a free page keeping min(k, chunks)
-  /// reservations, or reserves k on a page of a fitting chunk size with one fetch_add(k) and gives
-  /// back what the page had no room for — then each lane with a reservation takes its spot (bit)
-  /// from its own reservation index. Lanes left without a reservation go on searching alone.
-  /// The only wait is __syncwarp(peers) for the leader, who never waits for anyone.
+  /// lane acts for all k of them with one atomic — it takes a free page from the free-page map
+  /// and opens it keeping min(k, chunks) reservations, or reserves k on a page of a fitting chunk
+  /// size with one fetch_add(k) and gives back what the page had no room for — then each lane with
+  /// a reservation takes its spot (bit) from its own reservation index. Lanes left without a
+  /// reservation go on searching alone. The only wait is __syncwarp(peers) for the leader, who
+  /// never waits for anyone.
   DEVALLOC_DEVICE void* try_page_group(std::uint32_t page, std::uint32_t size, const page_layout& fresh,
-                                       std::uint32_t cls, std::uint64_t hint = no_state) const noexcept
+                                       std::uint32_t cls) const noexcept
   {
     DEVALLOC_PROBE(page_try);
     const std::uint32_t peers =
@@ -337,44 +396,33 @@ class search : public multi_page<Config> {
     if (rank == 0) {
       const std::uint32_t k = detail::popcount(peers);
       detail::device_atomic<std::uint64_t> state(states_[page]);
-      // The state read with the region counter (prefetch_state), or a fresh read.
-      std::uint64_t seen = hint != no_state ? hint : state.load(detail::memory_order_relaxed);
-      // A page of a size we accept that another warp is opening (LOCK; hierarchical layouts
-      // only): re-read it a bounded number of times instead of walking on. Walking on displaced
-      // this group into the next page's warps, and those into the next (a cascade through the
-      // packed pages of the class). Bounded, so nothing waits on a lane that may not run.
-      for (std::uint32_t wait = 0; wait < open_wait_reads && count_of(seen) >= lock_count &&
-                                   chunk_of(seen) <= pagesize && accepts(chunk_of(seen), size);
-           ++wait) {
-        DEVALLOC_PROBE(open_wait);
-        detail::pause_briefly();
-        seen = state.load(detail::memory_order_relaxed);
-      }
+      const std::uint64_t seen = state.load(detail::memory_order_relaxed);
       const std::uint32_t granted = k < fresh.spots ? k : fresh.spots;
-      // Free page: open it (alloc lines 16-19).
-      if (seen == 0 && open_page(page, cls, fresh, granted, seen)) {
-        chunk = cls;
-        grant = granted;
-      } else {
-        // Used page (or opened meanwhile; `seen` is then fresh): alloc lines 23-27.
-        const std::uint32_t c = chunk_of(seen);
-        if (c != 0 && accepts(c, size)) {
-          const std::uint32_t spots = c == cls ? fresh.spots : layout_of(c).spots;
-          if (count_of(seen) < spots) {
-            // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
-            DEVALLOC_PROBE(reserve);
-            const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
-            account_increment(page, old, c, spots, k);
-            std::uint32_t got = 0;
-            if (chunk_of(old) == c && count_of(old) < spots) {
-              got = spots - count_of(old) < k ? spots - count_of(old) : k;
-              chunk = c;
-              grant = count_of(old) << 8 | got;
-            }
-            if (got < k) {
-              DEVALLOC_PROBE(reserve_short);
-              give_back(page, c, spots, k - got);
-            }
+      const std::uint32_t c = chunk_of(seen);
+      if (c == 0) {
+        // Free page (alloc lines 16-19): ours if we take it in the free-page map.
+        if (free_map_.claim_unit(page)) {
+          open_page(page, cls, fresh, granted);
+          chunk = cls;
+          grant = granted;
+        }
+      } else if (accepts(c, size)) {
+        // Used page: alloc lines 23-27.
+        const std::uint32_t spots = c == cls ? fresh.spots : layout_of(c).spots;
+        if (count_of(seen) < spots) {
+          // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
+          DEVALLOC_PROBE(reserve);
+          const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
+          account_increment(page, old, c, spots, k);
+          std::uint32_t got = 0;
+          if (chunk_of(old) == c && count_of(old) < spots) {
+            got = spots - count_of(old) < k ? spots - count_of(old) : k;
+            chunk = c;
+            grant = count_of(old) << 8 | got;
+          }
+          if (got < k) {
+            DEVALLOC_PROBE(reserve_short);
+            give_back(page, c, spots, k - got, detail::memory_order_relaxed);
           }
         }
       }
@@ -388,78 +436,52 @@ class search : public multi_page<Config> {
     return take_spot(page, chunk, layout, (grant >> 8) + rank);
   }
 
-  /// Reserves one chunk on a page whose chunk size was seen to be `chunk` (tryUsePage lines 2-6),
-  /// then picks the spot.
-  DEVALLOC_DEVICE void* reserve(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
-                                bool exhaustive) const noexcept
+  /// Reserves one chunk on a page whose chunk size was seen to be `chunk` by CAS, which never
+  /// over-counts (the exhaustive pass), then picks the spot.
+  DEVALLOC_DEVICE void* reserve(std::uint32_t page, std::uint32_t chunk, const page_layout& layout) const noexcept
   {
     detail::device_atomic<std::uint64_t> state(states_[page]);
-    std::uint64_t old;
-    if (!exhaustive) {
-      // One fetch_add: reserves and checks the room at once. acquire: frees that made the room
-      // (bit cleared, then count released) happen before our atomicOr on the bits.
+    std::uint64_t old = state.load(detail::memory_order_relaxed);
+    for (;;) {
+      if (chunk_of(old) != chunk || count_of(old) >= layout.spots) { return nullptr; }
       DEVALLOC_PROBE(reserve);
-      old = state.fetch_add(1u, detail::memory_order_acquire);
-      account_increment(page, old, chunk, layout.spots);
-      if (chunk_of(old) != chunk || count_of(old) >= layout.spots) {
-        DEVALLOC_PROBE(reserve_short);
-        give_back(page, chunk, layout.spots);
-        return nullptr;
+      if (state.compare_exchange_weak(old, old + 1u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+        break;
       }
-    } else {
-      old = state.load(detail::memory_order_relaxed);
-      for (;;) {
-        if (chunk_of(old) != chunk || count_of(old) >= layout.spots) { return nullptr; }
-        DEVALLOC_PROBE(reserve);
-        if (state.compare_exchange_weak(old, old + 1u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
-          break;
-        }
-      }
-      account_increment(page, old, chunk, layout.spots);
     }
+    account_increment(page, old, chunk, layout.spots);
     return take_spot(page, chunk, layout, count_of(old));
   }
 
-  /// Opens free page `page` (seen == 0) with chunk size `cls` of this `layout`, keeping `granted`
-  /// reservations (1..chunks; the caller then takes spots from index 0). Returns false, with
-  /// `seen` updated, if the page was taken meanwhile. acquire: the previous users' frees happen
-  /// before our use.
-  ///   Flat layouts: one CAS 0 -> (cls, granted). The page bitfield is zero whenever the state is
-  ///   0 (invariant C4: frees clear their bits before giving back, a multi-page free zeroes its
-  ///   page count before releasing the pages), so there is nothing to set up and no LOCK phase
-  ///   in which other warps would be turned away.
+  /// Opens page `page`, which the caller has taken in the free-page map (so its chunk size is 0
+  /// and nobody else opens it), with chunk size `cls` of this `layout`, keeping `granted`
+  /// reservations (1..chunks; the caller then takes spots from index 0).
+  ///   Flat layouts: the page bitfield is zero whenever the chunk size is 0 (invariant C4: frees
+  ///   clear their bits before giving back, a multi-page free zeroes its page count before
+  ///   releasing the pages), so one fetch_add of (cls, granted) makes the page usable. The state
+  ///   may hold transient +1s of reservers that read an old directory entry; adding keeps them, and
+  ///   their give-back finds the page as it is.
   ///   Hierarchical layouts: the in-page segment words lie in what other layouts (and multi-page
-  ///   chunks) use as data, so they are zeroed under LOCK: CAS 0 -> (cls, LOCK), zero, then turn
-  ///   the lock into `granted` reservations (acq_rel: others reserve only after the zeroing).
-  DEVALLOC_DEVICE bool open_page(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
-                                 std::uint32_t granted, std::uint64_t& seen) const noexcept
+  ///   chunks) use as data, so the owner zeroes them first; the fetch_add (release) publishes them
+  ///   to every reserver (acquire).
+  /// The previous owner's writes happen before ours through the free-page map (its release, our
+  /// claim's acquire).
+  DEVALLOC_DEVICE void open_page(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
+                                 std::uint32_t granted) const noexcept
   {
-    detail::device_atomic<std::uint64_t> state(states_[page]);
-    if (!layout.hierarchical) {
-      if (!state.compare_exchange_strong(seen, pack(cls, granted), detail::memory_order_acquire,
-                                         detail::memory_order_relaxed)) {
-        DEVALLOC_PROBE(open_lost);
-        return false;
-      }
-      DEVALLOC_PROBE(open_won);
-      if (granted >= layout.spots) { region_add(page, 1u); }
-      return true;
-    }
-    if (!state.compare_exchange_strong(seen, pack(cls, lock_count), detail::memory_order_acquire,
-                                       detail::memory_order_relaxed)) {
-      DEVALLOC_PROBE(open_lost);
-      return false;
-    }
     DEVALLOC_PROBE(open_won);
-    detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(0u, detail::memory_order_relaxed);
-    char* base = page_data(page);
-    for (std::uint32_t s = 0; s < layout.segments(); ++s) {
-      detail::device_atomic<std::uint32_t>(segment_word(base, s)).store(0u, detail::memory_order_relaxed);
+    detail::device_atomic<std::uint64_t> state(states_[page]);
+    if (layout.hierarchical) {
+      detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(0u, detail::memory_order_relaxed);
+      char* base = page_data(page);
+      for (std::uint32_t s = 0; s < layout.segments(); ++s) {
+        detail::device_atomic<std::uint32_t>(segment_word(base, s)).store(0u, detail::memory_order_relaxed);
+      }
     }
-    const std::uint64_t before = state.fetch_sub(lock_count - granted, detail::memory_order_acq_rel);
-    // Transient reservations made meanwhile may leave the page full already.
-    if (count_of(before) - (lock_count - granted) >= layout.spots) { region_add(page, 1u); }
-    return true;
+    const std::uint64_t before = state.fetch_add(pack(cls, granted), layout.hierarchical
+                                                                        ? detail::memory_order_release
+                                                                        : detail::memory_order_relaxed);
+    if (count_of(before) + granted >= layout.spots) { region_add(page, 1u); }
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// devalloc/detail/page_bitmap.hpp
+//
+// A bitmap of units (pages) in 64-bit words, one bit per unit, a set bit = the unit is taken. The
+// owner of a unit is whoever set its bit; nothing else grants a unit. Used by creation::Scatter as
+// its free-page map (docs/scatter.md, "Free pages"); reusable by any policy that hands out units
+// of a fixed size one at a time or in runs.
+//
+//   * claim_one  — one clear bit near a start position: reads a few words at once (independent
+//                  loads, about one memory latency), takes a clear bit of the first word that has
+//                  one by fetch_or; a lost race retries in the same word with the value the
+//                  fetch_or returned (lock-free: each failure shows a bit someone else took).
+//   * claim_run  — n consecutive units from a given first unit: fetch_or word by word, rolled back
+//                  on the first conflict (a unit that was already taken).
+//   * find_run   — n consecutive clear bits from a start word onwards (runs may cross words; a
+//                  run of n <= 64 inside one word is found with shifts, not bit by bit), claimed
+//                  with claim_run; a conflict re-reads and goes on.
+//   * release    — clears bits (fetch_and).
+//
+// Memory order (device scope): a claim is acquire and a release is release, so whoever claims a
+// unit sees everything its previous owner did before releasing it.
+#pragma once
+
+#include <cstdint>
+
+#include "atomic.hpp"
+#include "platform.hpp"
+
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail {
+
+/// Bit tricks on 64-bit words (CUDA intrinsics on the device, builtins on the host).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned lowest_bit64(std::uint64_t x) noexcept
+{
+#if defined(__CUDA_ARCH__)
+  return static_cast<unsigned>(__ffsll(static_cast<long long>(x)) - 1);
+#else
+  return static_cast<unsigned>(__builtin_ctzll(x));
+#endif
+}
+
+/// Number of trailing one bits of x (64 if every bit is set).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned trailing_ones64(std::uint64_t x) noexcept
+{
+  return ~x == 0 ? 64u : lowest_bit64(~x);
+}
+
+/// Number of leading one bits of x (64 if every bit is set).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned leading_ones64(std::uint64_t x) noexcept
+{
+  if (~x == 0) { return 64u; }
+#if defined(__CUDA_ARCH__)
+  return static_cast<unsigned>(__clzll(static_cast<long long>(~x)));
+#else
+  return static_cast<unsigned>(__builtin_clzll(~x));
+#endif
+}
+
+/// Mask of bits [lo, lo + n) of a word, lo < 64, 1 <= n <= 64 - lo.
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE std::uint64_t bit_range64(unsigned lo, unsigned n) noexcept
+{
+  return (n >= 64u ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1u)) << lo;
+}
+
+/// Bit i of the result is set iff bits i .. i + n - 1 of `free_bits` are all set (1 <= n <= 64).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE std::uint64_t run_starts64(std::uint64_t free_bits, unsigned n) noexcept
+{
+  std::uint64_t t = free_bits;
+  unsigned have = 1;  // t marks starts of runs of `have` set bits
+  while (have < n && t != 0) {
+    const unsigned step = n - have < have ? n - have : have;
+    t &= t >> step;
+    have += step;
+  }
+  return t;
+}
+
+/// View of a page bitmap: `words` 64-bit words covering `units` units (the bits of the last word
+/// beyond `units` are never handed out). Trivially copyable; the words live in the caller's memory
+/// and start zero (every unit free).
+class page_bitmap {
+ public:
+  static constexpr std::uint32_t none = 0xFFFFFFFFu;
+  /// Words one claim_one round reads together.
+  static constexpr std::uint32_t batch = 4;
+
+  page_bitmap() = default;
+  DEVALLOC_HOST_DEVICE page_bitmap(std::uint64_t* words, std::uint32_t units) noexcept
+      : words_(words), units_(units), count_((units + 63u) / 64u)
+  {
+  }
+
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t words_for(std::uint32_t units) noexcept
+  {
+    return (units + 63u) / 64u;
+  }
+  DEVALLOC_HOST_DEVICE std::uint32_t word_count() const noexcept { return count_; }
+  DEVALLOC_HOST_DEVICE std::uint64_t* words() const noexcept { return words_; }
+
+  /// Bits of word w that stand for units.
+  DEVALLOC_HOST_DEVICE std::uint64_t valid(std::uint32_t w) const noexcept
+  {
+    const std::uint32_t rest = units_ - w * 64u;
+    return rest >= 64u ? ~std::uint64_t{0} : bit_range64(0, rest);
+  }
+
+  /// Whether unit u is taken (a relaxed snapshot).
+  DEVALLOC_HOST_DEVICE bool taken(std::uint32_t u) const noexcept
+  {
+    return ((atomic_load_relaxed(words_[u / 64u]) >> (u % 64u)) & 1u) != 0;
+  }
+
+  /// Device. Claims one free unit, looking at up to `max_words` words from the word of unit
+  /// `start` (wrapping), `batch` words per memory latency; inside a word it takes the first free
+  /// bit at or after start's bit (cyclically), so claimers that start at different units of one
+  /// word rarely collide. Returns the unit, or `none` if the words looked at had no free unit.
+  DEVALLOC_DEVICE std::uint32_t claim_one(std::uint32_t start, std::uint32_t max_words) const noexcept
+  {
+    if (count_ == 0) { return none; }
+    std::uint32_t w = (start % units_) / 64u;
+    const unsigned rotate = start % 64u;
+    if (max_words > count_) { max_words = count_; }
+    for (std::uint32_t seen = 0; seen < max_words; seen += batch) {
+      std::uint64_t values[batch];
+      DEVALLOC_UNROLL
+      for (std::uint32_t j = 0; j < batch; ++j) {
+        const std::uint32_t wj = (w + j) % count_;
+        values[j] = seen + j < max_words ? atomic_load_relaxed(words_[wj]) : ~std::uint64_t{0};
+      }
+      for (std::uint32_t j = 0; j < batch; ++j) {
+        const std::uint32_t wj = (w + j) % count_;
+        std::uint64_t value = values[j];
+        // Bounded: each lost race shows at least one more taken bit.
+        for (unsigned tries = 0; tries < 64u; ++tries) {
+          const std::uint64_t free_bits = ~value & valid(wj);
+          if (free_bits == 0) { break; }
+          const std::uint64_t above = free_bits & ~bit_range64(0, rotate);
+          const unsigned bit = lowest_bit64(above != 0 ? above : free_bits);
+          const std::uint64_t mask = std::uint64_t{1} << bit;
+          value = device_atomic<std::uint64_t>(words_[wj]).fetch_or(mask, memory_order_acquire);
+          if ((value & mask) == 0) { return wj * 64u + bit; }
+        }
+      }
+      w = (w + batch) % count_;
+    }
+    return none;
+  }
+
+  /// Device. Claims unit u if it is free.
+  DEVALLOC_DEVICE bool claim_unit(std::uint32_t u) const noexcept
+  {
+    const std::uint64_t mask = std::uint64_t{1} << (u % 64u);
+    return (device_atomic<std::uint64_t>(words_[u / 64u]).fetch_or(mask, memory_order_acquire) & mask) == 0;
+  }
+
+  /// Device. Claims units [first, first + n) (n >= 1, inside the map), all or none. Returns
+  /// `none` on success, else the first unit found taken (every bit this call set is cleared again).
+  DEVALLOC_DEVICE std::uint32_t claim_run(std::uint32_t first, std::uint32_t n) const noexcept
+  {
+    const std::uint64_t end = static_cast<std::uint64_t>(first) + n;
+    std::uint32_t u = first;
+    while (u < end) {
+      const std::uint32_t w = u / 64u;
+      const unsigned lo = u % 64u;
+      const std::uint64_t rest = end - u;
+      const unsigned len = rest < 64u - lo ? static_cast<unsigned>(rest) : 64u - lo;
+      const std::uint64_t mask = bit_range64(lo, len);
+      const std::uint64_t old = device_atomic<std::uint64_t>(words_[w]).fetch_or(mask, memory_order_acquire);
+      if ((old & mask) != 0) {
+        // Undo: the bits of this word that we set, then the whole words before.
+        if ((mask & ~old) != 0) {
+          device_atomic<std::uint64_t>(words_[w]).fetch_and(~(mask & ~old), memory_order_relaxed);
+        }
+        if (u > first) { release(first, u - first, memory_order_relaxed); }
+        return w * 64u + lowest_bit64(old & mask);
+      }
+      u += len;
+    }
+    return none;
+  }
+
+  /// Device. Releases units [first, first + n). `order`: release when the units' owner hands
+  /// them back (the next claimer's acquire pairs with it); relaxed to undo a claim that failed.
+  DEVALLOC_DEVICE void release(std::uint32_t first, std::uint32_t n,
+                               cuda::std::memory_order order = memory_order_release) const noexcept
+  {
+    const std::uint64_t end = static_cast<std::uint64_t>(first) + n;
+    std::uint32_t u = first;
+    while (u < end) {
+      const unsigned lo = u % 64u;
+      const std::uint64_t rest = end - u;
+      const unsigned len = rest < 64u - lo ? static_cast<unsigned>(rest) : 64u - lo;
+      device_atomic<std::uint64_t>(words_[u / 64u]).fetch_and(~bit_range64(lo, len), order);
+      u += len;
+    }
+  }
+
+  /// Device. Finds and claims n consecutive free units, scanning up to `max_words` words (at most
+  /// twice the map) from the word of unit `start` onwards; a run never spans the end of the map,
+  /// after the last word the scan continues at word 0. Returns the first unit, or `none`.
+  DEVALLOC_DEVICE std::uint32_t find_run(std::uint32_t start, std::uint32_t n, std::uint32_t max_words) const noexcept
+  {
+    if (count_ == 0 || n == 0 || n > units_) { return none; }
+    // A run found after the wrap may start anywhere from word 0: twice the map covers every run.
+    if (max_words > 2u * count_) { max_words = 2u * count_; }
+    std::uint32_t w = (start % units_) / 64u;
+    std::uint32_t run = 0;  // free units ending at the top of the previous word (contiguous)
+    for (std::uint32_t seen = 0; seen < max_words; ++seen) {
+      if (w == 0) { run = 0; }
+      const std::uint64_t free_bits = ~atomic_load_relaxed(words_[w]) & valid(w);
+      std::uint32_t first = none;
+      const unsigned low = trailing_ones64(free_bits);
+      if (run > 0 && run + low >= n) {
+        first = w * 64u - run;
+      } else if (n <= 64u) {
+        const std::uint64_t starts = run_starts64(free_bits, n);
+        if (starts != 0) { first = w * 64u + lowest_bit64(starts); }
+      }
+      if (first != none) {
+        const std::uint32_t conflict = claim_run(first, n);
+        if (conflict == none) { return first; }
+        // Lost a race: look at this word again (its free bits changed).
+        run = 0;
+        if (conflict / 64u == w) { continue; }
+        continue;
+      }
+      const std::uint64_t full_valid = valid(w);
+      if (free_bits == full_valid && full_valid == ~std::uint64_t{0}) {
+        run += 64u;
+      } else {
+        run = free_bits == 0 ? 0u : leading_ones64(free_bits | ~full_valid) - (64u - popcount_valid(full_valid));
+      }
+      w = w + 1u == count_ ? 0u : w + 1u;
+    }
+    return none;
+  }
+
+ private:
+  DEVALLOC_HOST_DEVICE static unsigned popcount_valid(std::uint64_t valid_bits) noexcept
+  {
+    return valid_bits == ~std::uint64_t{0} ? 64u : trailing_ones64(valid_bits);
+  }
+
+  std::uint64_t* words_ = nullptr;
+  std::uint32_t units_ = 0;
+  std::uint32_t count_ = 0;
+};
+
+}  // namespace detail
+DEVALLOC_NAMESPACE_END
