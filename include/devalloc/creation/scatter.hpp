@@ -174,7 +174,7 @@ struct basic_scatter_config {
   /// Directory slots per size class (not in the paper; docs/scatter.md, Search): the warps of a
   /// multiprocessor quarter (slot = (4 mp + warp mod 4) mod slots) fill one page of a class
   /// together. Fewer slots: fewer pages open per class (a small heap takes
-  /// pages / 32 at most); more: less contention on each page's fill counter.
+  /// one slot per 512 pages at most); more: less contention on each page's fill counter.
   static constexpr std::uint32_t class_slots = ClassSlots;
   /// Re-reads (with a short sleep) of a directory page that another warp has installed but not
   /// yet opened, before the request installs a page of its own.

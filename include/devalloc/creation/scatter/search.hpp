@@ -149,7 +149,7 @@ class search : public multi_page<Config> {
     std::uint32_t& slot = slot_for(cls);
     for (std::uint32_t round = 0; round < directory_rounds; ++round) {
       void* p = nullptr;
-      const round_result r = directory_round(slot, size, cls, fresh, p);
+      const round_result r = directory_round(slot, cls, fresh, p);
       if (r == round_result::served) { return p; }
       if (r == round_result::no_free_page) { break; }
     }
@@ -191,8 +191,8 @@ class search : public multi_page<Config> {
   /// is opened, and a lost CAS leaves it with the room that the walk and later frees find).
   /// The only waits are __syncwarp for the lanes that act; nobody waits for a lane that may not
   /// run.
-  DEVALLOC_DEVICE round_result directory_round(std::uint32_t& slot, std::uint32_t size, std::uint32_t cls,
-                                               const page_layout& fresh, void*& out) const noexcept
+  DEVALLOC_DEVICE round_result directory_round(std::uint32_t& slot, std::uint32_t cls, const page_layout& fresh,
+                                               void*& out) const noexcept
   {
     const std::uint32_t peers = detail::match_any(detail::active_mask(), cls);
     const unsigned leader = detail::leader_lane(peers);
@@ -201,10 +201,12 @@ class search : public multi_page<Config> {
     detail::device_atomic<std::uint32_t> entry(slot);
     std::uint32_t seen_entry = 0;
     std::uint32_t grant_page = 0;  // 1 + page of the grant (0: none)
-    std::uint32_t grant_chunk = 0;
     std::uint32_t grant = 0;       // first reservation index << 6 | reservations granted
     bool moved = false;            // the slot changed meanwhile: the rest try again with its page
-    if (rank == 0) {
+    // A group that fills a page by itself (large chunks, or many lanes) takes fresh pages at once:
+    // the slot's page could serve only part of it, and every such group would queue on it.
+    const bool direct = k >= fresh.spots;
+    if (rank == 0 && !direct) {
       DEVALLOC_PROBE(page_try);
       seen_entry = entry.load(detail::memory_order_relaxed);
       if (seen_entry != 0) {
@@ -218,26 +220,24 @@ class search : public multi_page<Config> {
           detail::pause_briefly();
           seen = state.load(detail::memory_order_relaxed);
         }
-        const std::uint32_t c = chunk_of(seen);
-        if (c != 0 && accepts(c, size)) {
-          const std::uint32_t spots = c == cls ? fresh.spots : layout_of(c).spots;
-          if (count_of(seen) < spots) {
-            // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
-            DEVALLOC_PROBE(reserve);
-            const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
-            account_increment(page, old, c, spots, k);
-            std::uint32_t got = 0;
-            if (chunk_of(old) == c && count_of(old) < spots) {
-              got = spots - count_of(old) < k ? spots - count_of(old) : k;
-              grant_page = seen_entry;
-              grant_chunk = c;
-              grant = count_of(old) << 6 | got;
-            }
-            if (got < k) {
-              DEVALLOC_PROBE(reserve_short);
-              // A failed reservation wrote nothing: relaxed.
-              give_back(page, c, spots, k - got, detail::memory_order_relaxed);
-            }
+        // Only a page of exactly this class serves the group: its lanes ask for different sizes
+        // of the class, and only the class' chunk size fits each of them (a page the slot names
+        // may have been reset and reopened for another size meanwhile).
+        if (chunk_of(seen) == cls && count_of(seen) < fresh.spots) {
+          // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
+          DEVALLOC_PROBE(reserve);
+          const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
+          account_increment(page, old, cls, fresh.spots, k);
+          std::uint32_t got = 0;
+          if (chunk_of(old) == cls && count_of(old) < fresh.spots) {
+            got = fresh.spots - count_of(old) < k ? fresh.spots - count_of(old) : k;
+            grant_page = seen_entry;
+            grant = count_of(old) << 6 | got;
+          }
+          if (got < k) {
+            DEVALLOC_PROBE(reserve_short);
+            // A failed reservation wrote nothing: relaxed.
+            give_back(page, cls, fresh.spots, k - got, detail::memory_order_relaxed);
           }
         }
         if (grant == 0 || (grant & 63u) < k) { moved = entry.load(detail::memory_order_relaxed) != seen_entry; }
@@ -246,14 +246,12 @@ class search : public multi_page<Config> {
     // The leader's acquire happens before every member's bit claim.
     detail::sync_lanes(peers);
     grant_page = detail::shuffle(peers, grant_page, leader);
-    grant_chunk = detail::shuffle(peers, grant_chunk, leader);
     grant = detail::shuffle(peers, grant, leader);
     seen_entry = detail::shuffle(peers, seen_entry, leader);
     moved = detail::shuffle(peers, moved ? 1u : 0u, leader) != 0u;
     const std::uint32_t got = grant & 63u;
     if (rank < got) {
-      const std::uint32_t c = grant_chunk;
-      out = take_spot(grant_page - 1u, c, c == cls ? fresh : layout_of(c), (grant >> 6) + rank);
+      out = take_spot(grant_page - 1u, cls, fresh, (grant >> 6) + rank);
       return out != nullptr ? round_result::served : round_result::again;
     }
     if (moved) { return round_result::again; }
@@ -276,7 +274,12 @@ class search : public multi_page<Config> {
       page = free_map_.claim_one(start, claim_words);
       if (page != detail::page_bitmap::none) {
         bool opened = false;
-        if (last_share && share_lanes < fresh.spots) {
+        if (direct) {
+          // The last page keeps room: offer it to the slot (if the slot's page has none).
+          open_page(page, cls, fresh, share_lanes);
+          opened = true;
+          if (last_share && share_lanes < fresh.spots) { offer_page(page, cls, fresh.spots); }
+        } else if (last_share && share_lanes < fresh.spots) {
           // Keep the page's room for the slot's warps: install it (before opening when it is the
           // only page of this round, so that a lost CAS just gives it back).
           std::uint32_t expected = seen_entry;
