@@ -90,6 +90,14 @@ struct distribution_alignment<Distribution, std::void_t<decltype(Distribution::p
   static constexpr std::size_t value(std::size_t) noexcept { return Distribution::payload_alignment; }
 };
 
+/// A creation policy that itself combines requests (`static constexpr bool combines_requests`,
+/// e.g. creation::CoalesceHashed): its inner heap sees superblocks, not the callers' sizes.
+template <class Creation, class = void>
+struct creation_combines_requests : std::false_type {};
+template <class Creation>
+struct creation_combines_requests<Creation, std::void_t<decltype(Creation::combines_requests)>>
+    : std::bool_constant<Creation::combines_requests> {};
+
 /// Block-level coalescing (AllocatorHandle::alloc_block_coalesced): a distribution policy's
 /// `static void* alloc_block(const Creation&, std::size_t)`, or a creation policy's
 /// `void* create_block(std::size_t) const`.
@@ -116,6 +124,9 @@ class AllocatorHandle {
   static constexpr std::size_t alignment = detail::distribution_alignment<Distribution>::value(
     detail::max_of(Alignment::guaranteed_alignment, Creation::traits.natural_alignment));
   static constexpr bool providesAvailableSlots = Creation::traits.provides_available_slots;
+  /// alloc_block_coalesced() is available (distribution::CoalesceBlock, creation::CoalesceHashed).
+  static constexpr bool providesBlockCoalescing =
+    detail::has_distribution_alloc_block<Creation, Distribution>::value || detail::has_create_block<Creation>::value;
 
   AllocatorHandle() = default;
   AllocatorHandle(Creation creation, allocator_stats* stats) noexcept : creation_(creation), stats_(stats) {}
@@ -152,8 +163,7 @@ class AllocatorHandle {
   /// Returns: as alloc() (nullptr for bytes == 0; on failure the OOM policy's result, counted).
   DEVALLOC_DEVICE void* alloc_block_coalesced(std::size_t bytes) const
   {
-    static_assert(detail::has_distribution_alloc_block<Creation, Distribution>::value ||
-                    detail::has_create_block<Creation>::value,
+    static_assert(providesBlockCoalescing,
                   "alloc_block_coalesced: neither policy coalesces per block; use distribution::CoalesceBlock or "
                   "creation::CoalesceHashed<...>");
     const std::size_t padded = bytes == 0 ? 0 : Alignment::apply_padding(bytes);
@@ -167,7 +177,8 @@ class AllocatorHandle {
     if (result == nullptr) {
       result = OOM::handle_oom(result, padded);
       if (result == nullptr) {
-        detail::device_atomic<unsigned long long>(stats_->failed_allocations).fetch_add(1, detail::memory_order_relaxed);
+        detail::device_atomic<unsigned long long>(stats_->failed_allocations)
+          .fetch_add(1, detail::memory_order_relaxed);
       }
     }
     return result;
@@ -243,7 +254,8 @@ class Allocator {
   static constexpr creation_traits traits = detail::allocator_traits_of<Creation, Distribution>::value;
   /// The distribution policy hands the creation policy combined requests (e.g. XMallocSIMD on
   /// CUDA): one alloc() then does not take exactly one getAvailableSlots(size) slot.
-  static constexpr bool combines_requests = Distribution::combines_requests;
+  static constexpr bool combines_requests =
+    Distribution::combines_requests || detail::creation_combines_requests<Creation>::value;
 
   static_assert(std::is_trivially_copyable_v<handle_type>,
                 "the creation policy must be trivially copyable: it is passed to kernels by value");

@@ -68,13 +68,12 @@ using scatter_simd = Allocator<creation::Scatter<ScatterSimdConfig>, distributio
 // CudaMalloc) to coalesce over another creation policy.
 
 /// Header + warp (HW) through alloc(), header + block (HB) through alloc_block_coalesced().
-using coalesce_block =
-  Allocator<creation::DeviceMalloc, distribution::CoalesceBlock, oom::ReturnNull, reserve_pool::CudaSetLimits,
-            alignment::NoAlignment>;
+using coalesce_block = Allocator<creation::DeviceMalloc, distribution::CoalesceBlock, oom::ReturnNull,
+                                 reserve_pool::CudaSetLimits, alignment::NoAlignment>;
 
 /// No header (hash map) + warp (NW) through alloc(), + block (NB) through alloc_block_coalesced().
-using coalesce_hashed = Allocator<creation::CoalesceHashed<creation::DeviceMalloc>, distribution::Noop,
-                                  oom::ReturnNull, reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+using coalesce_hashed = Allocator<creation::CoalesceHashed<creation::DeviceMalloc>, distribution::Noop, oom::ReturnNull,
+                                  reserve_pool::CudaSetLimits, alignment::NoAlignment>;
 
 /// Dynamic warp-level coalescing with 8-byte segment headers, every pointer 16-byte aligned.
 using coalesce_dynamic = Allocator<creation::DeviceMalloc, distribution::CoalesceDynamic<16>, oom::ReturnNull,

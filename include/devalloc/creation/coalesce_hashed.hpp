@@ -71,6 +71,9 @@ class CoalesceHashed {
 
   static_assert(Config::map_capacity >= 2, "CoalesceHashed: map_capacity must be at least 2");
 
+  /// Inner is asked for superblocks, not for the callers' sizes (Allocator::combines_requests).
+  static constexpr bool combines_requests = true;
+
   static constexpr creation_traits traits = [] {
     creation_traits t = Inner::traits;
     t.detects_double_free = false;
@@ -146,9 +149,12 @@ class CoalesceHashed {
     if (!entry.found) { return inner_.destroy(p); }
     void* const base = reinterpret_cast<void*>(entry.value);
     switch (detail::leave_shared_chunk(base)) {
-      case detail::leave_result::left: return free_result::freed;
-      case detail::leave_result::none_left: return free_result::double_free;
-      case detail::leave_result::last: break;
+      case detail::leave_result::left:
+        return free_result::freed;
+      case detail::leave_result::none_left:
+        return free_result::double_free;
+      case detail::leave_result::last:
+        break;
     }
     return inner_.destroy(base);
   }

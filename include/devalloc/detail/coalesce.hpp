@@ -94,9 +94,9 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE char* share_warp(const warp_plan& plan, voi
 #if DEVALLOC_BACKEND_CUDA
 /// A thread's place in its block's superblock.
 struct block_plan {
-  bool uniform = false;     ///< every thread asked for the same non-zero slot; else: take the warp path
-  char* base = nullptr;     ///< the superblock (nullptr: the leader's allocation failed)
-  std::uint32_t rank = 0;   ///< linear thread index in the block: slot = base + prefix + rank * slot
+  bool uniform = false;    ///< every thread asked for the same non-zero slot; else: take the warp path
+  char* base = nullptr;    ///< the superblock (nullptr: the leader's allocation failed)
+  std::uint32_t rank = 0;  ///< linear thread index in the block: slot = base + prefix + rank * slot
   std::uint32_t members = 0;
 };
 

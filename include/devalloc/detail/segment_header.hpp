@@ -49,7 +49,8 @@ DEVALLOC_HOST_DEVICE constexpr unsigned header_bytes(std::uintptr_t payload) noe
 /// Largest distance in bytes a header of `h` bytes holds.
 DEVALLOC_HOST_DEVICE constexpr std::uint64_t max_distance(unsigned h) noexcept
 {
-  return h >= 8 ? (~std::uint64_t{0} >> distance_shift) * 2u : ((std::uint64_t{1} << (8u * h - distance_shift)) - 1u) * 2u;
+  return h >= 8 ? (~std::uint64_t{0} >> distance_shift) * 2u
+                : ((std::uint64_t{1} << (8u * h - distance_shift)) - 1u) * 2u;
 }
 
 DEVALLOC_HOST_DEVICE constexpr std::uint64_t encode(std::uint64_t distance, std::uint64_t bits) noexcept
@@ -116,8 +117,8 @@ class header_ref {
   DEVALLOC_DEVICE bool cas(std::uint64_t& expected, std::uint64_t desired) const noexcept
   {
     if (h_ == 8) {
-      return device_atomic<std::uint64_t>(*word64())
-        .compare_exchange_strong(expected, desired, memory_order_acq_rel, memory_order_acquire);
+      return device_atomic<std::uint64_t>(*word64()).compare_exchange_strong(expected, desired, memory_order_acq_rel,
+                                                                             memory_order_acquire);
     }
     device_atomic<std::uint32_t> word(*word32());
     if (h_ == 4) {

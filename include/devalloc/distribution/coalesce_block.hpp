@@ -102,8 +102,9 @@ class CoalesceBlock {
   DEVALLOC_DEVICE static void* alloc_block(const Creation& creation, std::size_t bytes) noexcept
   {
 #if DEVALLOC_BACKEND_CUDA
-    const std::uint32_t slot =
-      bytes != 0 && bytes <= max_request ? static_cast<std::uint32_t>(sizeof(slice_header) + detail::coalesce::round16(bytes)) : 0u;
+    const std::uint32_t slot = bytes != 0 && bytes <= max_request
+                                 ? static_cast<std::uint32_t>(sizeof(slice_header) + detail::coalesce::round16(bytes))
+                                 : 0u;
     const detail::coalesce::block_plan plan =
       detail::coalesce::share_block(slot, [&](std::size_t total) { return creation.create(total); });
     if (plan.uniform) {
@@ -136,11 +137,15 @@ class CoalesceBlock {
                                      detail::memory_order_relaxed)) {
       return free_result::double_free;  // a concurrent free of the same slot won
     }
-    void* const base = reinterpret_cast<void*>(detail::device_atomic<std::uint64_t>(h->base).load(detail::memory_order_relaxed));
+    void* const base =
+      reinterpret_cast<void*>(detail::device_atomic<std::uint64_t>(h->base).load(detail::memory_order_relaxed));
     switch (detail::leave_shared_chunk(base)) {
-      case detail::leave_result::left: return free_result::freed;
-      case detail::leave_result::none_left: return free_result::double_free;
-      case detail::leave_result::last: break;
+      case detail::leave_result::left:
+        return free_result::freed;
+      case detail::leave_result::none_left:
+        return free_result::double_free;
+      case detail::leave_result::last:
+        break;
     }
     return creation.destroy(base);
   }

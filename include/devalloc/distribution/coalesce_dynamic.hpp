@@ -153,7 +153,7 @@ class CoalesceDynamic {
       const seg::header_ref below(prev);
       std::uint64_t hp = below.load();
       for (;;) {
-        if ((hp & seg::free_bit) != 0) { break; }             // freed: walk on from it
+        if ((hp & seg::free_bit) != 0) { break; }                              // freed: walk on from it
         if (below.cas(hp, hp | seg::last_bit)) { return free_result::freed; }  // its owner frees later
       }
       cur = prev;
@@ -162,10 +162,7 @@ class CoalesceDynamic {
   }
 
   /// Host. "CoalesceDynamic<alignment=16>".
-  static std::string classname()
-  {
-    return "CoalesceDynamic<alignment=" + std::to_string(PayloadAlignment) + ">";
-  }
+  static std::string classname() { return "CoalesceDynamic<alignment=" + std::to_string(PayloadAlignment) + ">"; }
 
  private:
   std::uint32_t group_ = 0;
