@@ -11,7 +11,7 @@
 // percentiles (Fig. 5). Scales: 8 blocks x 32 threads x 4 doubles (the report's All-to-All), and
 // the largest the device holds: every resident thread as a rank (Reduce, Broadcast: 16 doubles, as
 // the report's 30 x 512 threads), for All-to-All the most ranks whose R^2 buffers fit the heap
-// limit (--heap-limit; a rank's buffers hold R x 4 doubles each). Every rank must be resident at
+// limit (Scale::max_heap; a rank's buffers hold R x 4 doubles each). Every rank must be resident at
 // once; every wait ends at the cell's deadline (then the cell reports verify errors, not a hang).
 // The CPU backend runs each warp on a thread of its own (small sizes), so CI runs every path.
 #include <algorithm>

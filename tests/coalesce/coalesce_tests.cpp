@@ -32,28 +32,30 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // detail::open_addressing_map
 
-TEST(OpenAddressingMap, ConcurrentInsertFindEraseLeaveItEmpty)
+DEVALLOC_HOST_DEVICE std::uint64_t map_key(std::size_t i) { return static_cast<std::uint64_t>(i + 1) * 16u; }
+
+// (Kernels live in free functions: nvcc refuses extended __device__ lambdas in a TEST's body.)
+void map_round_trip()
 {
   constexpr std::size_t n = DEVALLOC_BACKEND_CUDA ? 1u << 16 : 2048u;
   auto map = detail::open_addressing_map::create(2 * n);
   ASSERT_EQ(map.capacity(), 2 * n);
   buffer<unsigned long long> counters(4);
   unsigned long long* c = counters.data();
-  const auto key = [] DEVALLOC_HOST_DEVICE(std::size_t i) { return static_cast<std::uint64_t>(i + 1) * 16u; };
   launch(n, [=] DEVALLOC_DEVICE(std::size_t i) {
-    if (!map.insert(key(i), i * 3u + 7u)) { count(c[0]); }
+    if (!map.insert(map_key(i), i * 3u + 7u)) { count(c[0]); }
   });
   EXPECT_EQ(counters.get(0), 0u) << "inserts into a half-empty map failed";
   EXPECT_EQ(map.size_host(), n);
   launch(n, [=] DEVALLOC_DEVICE(std::size_t i) {
-    const auto r = map.find(key(i));
+    const auto r = map.find(map_key(i));
     if (!r.found || r.value != i * 3u + 7u) { count(c[1]); }
-    if (map.find(key(i) + 8u).found) { count(c[1]); }  // never inserted
+    if (map.find(map_key(i) + 8u).found) { count(c[1]); }  // never inserted
   });
   EXPECT_EQ(counters.get(1), 0u) << "find() lost or invented entries";
   // Every key erased by two workers at once: exactly one wins.
   launch(2 * n, [=] DEVALLOC_DEVICE(std::size_t j) {
-    const auto r = map.erase(key(j % n));
+    const auto r = map.erase(map_key(j % n));
     if (r.found) {
       count(c[2]);
       if (r.value != (j % n) * 3u + 7u) { count(c[3]); }
@@ -64,7 +66,7 @@ TEST(OpenAddressingMap, ConcurrentInsertFindEraseLeaveItEmpty)
   EXPECT_EQ(map.size_host(), 0u);
   // Tombstones are reused: the map takes n keys again.
   launch(n, [=] DEVALLOC_DEVICE(std::size_t i) {
-    if (!map.insert(key(i + n), i)) { count(c[0]); }
+    if (!map.insert(map_key(i + n), i)) { count(c[0]); }
   });
   EXPECT_EQ(counters.get(0), 0u);
   EXPECT_EQ(map.size_host(), n);
@@ -73,7 +75,9 @@ TEST(OpenAddressingMap, ConcurrentInsertFindEraseLeaveItEmpty)
   map.destroy();
 }
 
-TEST(OpenAddressingMap, AFullMapRefusesInsertsAndKeepsWhatItHas)
+TEST(OpenAddressingMap, ConcurrentInsertFindEraseLeaveItEmpty) { map_round_trip(); }
+
+void map_full()
 {
   auto map = detail::open_addressing_map::create(64);
   buffer<unsigned long long> counters(2);
@@ -89,6 +93,8 @@ TEST(OpenAddressingMap, AFullMapRefusesInsertsAndKeepsWhatItHas)
   EXPECT_EQ(counters.get(1), 36u) << "a found key carried another key's value";
   map.destroy();
 }
+
+TEST(OpenAddressingMap, AFullMapRefusesInsertsAndKeepsWhatItHas) { map_full(); }
 
 // ---------------------------------------------------------------------------------------------
 // detail::segment: placement of dynamic segments
@@ -210,10 +216,23 @@ struct live_set {
   explicit live_set(std::size_t n) : pointers(n), bases(n), counters(3) {}
 };
 
-constexpr std::size_t sized(std::size_t i, std::size_t fixed) { return fixed != 0 ? fixed : 1 + (i * 37) % 200; }
+DEVALLOC_HOST_DEVICE constexpr std::size_t sized(std::size_t i, std::size_t fixed)
+{
+  return fixed != 0 ? fixed : 1 + (i * 37) % 200;
+}
 
 /// Every worker allocates (bytes == 0: sizes 1..200 varying), writes its pattern and records its
 /// superblock; `block_level` uses alloc_block_coalesced.
+/// Device. alloc_block_coalesced where asked for and provided, else alloc.
+template <class H>
+DEVALLOC_DEVICE void* alloc_via(const H& handle, std::size_t bytes, bool block_level)
+{
+  if constexpr (H::providesBlockCoalescing) {
+    if (block_level) { return handle.alloc_block_coalesced(bytes); }
+  }
+  return handle.alloc(bytes);
+}
+
 template <class A>
 void allocate_all(A& allocator, live_set& set, std::size_t workers, std::size_t bytes, bool block_level = false)
 {
@@ -223,12 +242,7 @@ void allocate_all(A& allocator, live_set& set, std::size_t workers, std::size_t 
   unsigned long long* c = set.counters.data();
   launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
     const std::size_t b = sized(i, bytes);
-    void* p = nullptr;
-    if constexpr (is_coalesce_block<A>::value || is_coalesce_hashed<typename A::creation_policy>::value) {
-      p = block_level ? handle.alloc_block_coalesced(b) : handle.alloc(b);
-    } else {
-      p = handle.alloc(b);
-    }
+    void* const p = alloc_via(handle, b, block_level);
     ptrs[i] = p;
     if (p == nullptr) {
       count(c[0]);
@@ -253,6 +267,50 @@ unsigned long long verify_live(A& allocator, live_set& set, std::size_t workers,
   });
   return errors.get(0);
 }
+
+/// Frees ptrs[(i * stride) % workers] for every i (stride odd: a permutation).
+template <class A>
+void free_all(A& allocator, live_set& set, std::size_t workers, std::size_t stride = 1)
+{
+  auto handle = allocator.handle();
+  void** ptrs = set.pointers.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(ptrs[(i * stride) % workers]); });
+}
+
+/// The lanes whose rank in the free order is `step` free their allocation.
+template <class A>
+void free_step(A& allocator, live_set& set, std::size_t workers, const unsigned* rank, unsigned step)
+{
+  auto handle = allocator.handle();
+  void** ptrs = set.pointers.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
+    if (rank[i % 32] == step) { handle.dealloc(ptrs[i]); }
+  });
+}
+
+/// Lane l frees lane (l + shift) % 32's allocation, all at once.
+template <class A>
+void free_shifted(A& allocator, live_set& set, std::size_t workers, std::size_t shift)
+{
+  auto handle = allocator.handle();
+  void** ptrs = set.pointers.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(ptrs[i - i % 32 + (i % 32 + shift) % 32]); });
+}
+
+/// Workers i with i % 2 == parity free their allocation.
+template <class A>
+void free_parity(A& allocator, live_set& set, std::size_t workers, std::size_t parity)
+{
+  auto handle = allocator.handle();
+  void** ptrs = set.pointers.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
+    if (i % 2 == parity) { handle.dealloc(ptrs[i]); }
+  });
+}
+
+struct even_workers {
+  DEVALLOC_HOST_DEVICE bool operator()(std::size_t i) const { return i % 2 == 0; }
+};
 
 struct always {
   DEVALLOC_HOST_DEVICE bool operator()(std::size_t) const { return true; }
@@ -309,9 +367,7 @@ TYPED_TEST(Coalesce, AWarpsAllocationsAreContiguousInRankOrder)
     EXPECT_GT(coalesced, 0u) << "no two lanes shared a superblock";
     if (DEVALLOC_BACKEND_CUDA) { EXPECT_EQ(groups, workers / 32) << "a converged warp shares one superblock"; }
     EXPECT_EQ(verify_live(allocator, set, workers, bytes, always{}), 0u);
-    auto handle = allocator.handle();
-    void** ptrs = set.pointers.data();
-    launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(ptrs[i]); });
+    free_all(allocator, set, workers);
   }
   TestFixture::expect_nothing_lost(allocator, before, "alloc/free");
 }
@@ -335,13 +391,9 @@ TYPED_TEST(Coalesce, IndividualFreesInEveryOrderInLaterKernelsLoseNothing)
     ASSERT_EQ(set.counters.get(0), 0u);
     buffer<unsigned> ranks(32);
     for (unsigned l = 0; l < 32; ++l) { ranks.data()[order[l]] = l; }  // lane order[l] frees at step l
-    auto handle = allocator.handle();
-    void** ptrs = set.pointers.data();
     const unsigned* rank = ranks.data();
     for (unsigned step = 0; step < 32; ++step) {
-      launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
-        if (rank[i % 32] == step) { handle.dealloc(ptrs[i]); }
-      });
+      free_step(allocator, set, workers, rank, step);
       if (step == 15 || step == 30) {
         EXPECT_EQ(verify_live(allocator, set, workers, 0, lane_rank_at_least{rank, step + 1}), 0u)
           << "a free changed a live neighbour (step " << step << ")";
@@ -360,14 +412,8 @@ TYPED_TEST(Coalesce, ConcurrentFreesOfOneSuperblockByOtherLanesLoseNothing)
     live_set set(workers);
     allocate_all(allocator, set, workers, 0);
     ASSERT_EQ(set.counters.get(0), 0u);
-    auto handle = allocator.handle();
-    void** ptrs = set.pointers.data();
-    // Lane l frees lane (l + shift) % 32's allocation: every segment is freed by another lane, all
-    // of a superblock's segments at once.
-    launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
-      const std::size_t other = i - i % 32 + (i % 32 + shift) % 32;
-      handle.dealloc(ptrs[other]);
-    });
+    // Every segment is freed by another lane, all of a superblock's segments at once.
+    free_shifted(allocator, set, workers, shift);
     TestFixture::expect_nothing_lost(allocator, before, "concurrent frees by other lanes");
   }
   // Alloc and free in one kernel, many rounds: superblocks released while others are made.
@@ -399,9 +445,7 @@ TYPED_TEST(Coalesce, BlockCollectiveGivesEveryThreadItsSlotInOneSuperblock)
       EXPECT_GT(coalesced, 0u);
       if (DEVALLOC_BACKEND_CUDA && bytes != 0) { EXPECT_EQ(groups, workers / block) << "one superblock per block"; }
       EXPECT_EQ(verify_live(allocator, set, workers, bytes, always{}), 0u);
-      auto handle = allocator.handle();
-      void** ptrs = set.pointers.data();
-      launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(ptrs[(i * 97) % workers]); });
+      free_all(allocator, set, workers, 97);
     }
     TestFixture::expect_nothing_lost(allocator, before, "block-level");
   }
@@ -432,18 +476,9 @@ void check_small_headers()
   std::size_t bad = 0;
   check_layout<A>(set.bases.to_host(), set.pointers.to_host(), 0, 32, bad);
   EXPECT_EQ(bad, 0u);
-  auto handle = allocator.handle();
-  void** ptrs = set.pointers.data();
-  for (unsigned half = 0; half < 2; ++half) {  // odd lanes (whose neighbours stay live) first
-    launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
-      if (i % 2 != half) { handle.dealloc(ptrs[i]); }
-    });
-    if (half == 0) {
-      EXPECT_EQ(verify_live(allocator, set, workers, 0, [] DEVALLOC_HOST_DEVICE(std::size_t i) { return i % 2 == 0; }),
-                0u)
-        << "a header CAS changed a neighbour's data";
-    }
-  }
+  free_parity(allocator, set, workers, 1);  // odd workers (whose neighbours stay live) first
+  EXPECT_EQ(verify_live(allocator, set, workers, 0, even_workers{}), 0u) << "a header CAS changed a neighbour's data";
+  free_parity(allocator, set, workers, 0);
   const allocator_stats s = allocator.stats();
   EXPECT_EQ(s.double_frees + s.invalid_frees, 0u);
 }
@@ -454,17 +489,23 @@ TEST(CoalesceDynamic, FourAndTwoByteHeadersGiveUpOnlyTheAlignmentAskedFor)
   check_small_headers<2>();
 }
 
-TEST(CoalesceDynamic, ASecondFreeWhileTheSuperblockLivesIsADoubleFree)
+template <class A>
+void alloc_two_lanes(A& allocator, buffer<void*>& out)
 {
-  dynamic_over_malloc<16> allocator(scale::heap_bytes);
   auto handle = allocator.handle();
-  buffer<void*> out(2);
   void** o = out.data();
   // Two lanes of one warp together (on the CPU emulator, a pair may still arrive apart: then the
   // second free below frees its own superblock, and the check is skipped).
   launch(32, [=] DEVALLOC_DEVICE(std::size_t i) {
     if (i < 2) { o[i] = handle.alloc(32); }
   });
+}
+
+TEST(CoalesceDynamic, ASecondFreeWhileTheSuperblockLivesIsADoubleFree)
+{
+  dynamic_over_malloc<16> allocator(scale::heap_bytes);
+  buffer<void*> out(2);
+  alloc_two_lanes(allocator, out);
   void* const a = out.get(0);
   void* const b = out.get(1);
   const bool shared = reinterpret_cast<char*>(b) - reinterpret_cast<char*>(a) == 48;
