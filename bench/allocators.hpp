@@ -28,7 +28,12 @@
   X(cuda_malloc, "cuda-malloc", devalloc::presets::device_malloc, "CUDA's built-in device malloc/free (baseline)") \
   X(bump,        "bump",        devalloc::presets::bump,          "AtomicMalloc: one atomic add, no reuse before reset()") \
   X(scatter,     "scatter",     devalloc::presets::scatter,       "ScatterAlloc (Steinberger et al. 2012), default configuration") \
-  X(scatter_simd, "scatter-simd", devalloc::presets::scatter_simd, "ScatterAlloc + XMallocSIMD warp coalescing")
+  X(scatter_simd, "scatter-simd", devalloc::presets::scatter_simd, "ScatterAlloc + XMallocSIMD warp coalescing") \
+  /* coalescing allocators (Blach et al.; docs/coalescing.md), superblocks from CUDA's malloc */ \
+  X(coalesce_block,   "coalesce-block",   devalloc::presets::coalesce_block,   "coalescing with headers: warp (HW); block (HB) in the -block variants") \
+  X(coalesce_hashed,  "coalesce-hashed",  devalloc::presets::coalesce_hashed,  "coalescing without headers, hash map: warp (NW); block (NB) in the -block variants") \
+  X(coalesce_dynamic, "coalesce-dynamic", devalloc::presets::coalesce_dynamic, "dynamic warp coalescing, 8-byte segment headers, 16-byte aligned") \
+  X(coalesce_dynamic4, "coalesce-dynamic4", devalloc::presets::coalesce_dynamic_packed, "dynamic warp coalescing, 4-byte segment headers, 4-byte aligned")
 // clang-format on
 
 namespace devalloc_bench {

@@ -146,6 +146,14 @@ const std::vector<TestInfo>& all_tests()
      {"allocs_per_thread", "blocks"},
      {"alloc_per_s"},
      "allocs/s"},
+    {"mpi",
+     "Coalescing report (Blach et al.) §4.2, Fig. 5",
+     "MPI Reduce / Broadcast / All-to-All with one rank per thread on buffers from the allocator: 8 x 32 ranks x 4 "
+     "doubles and the largest the device holds; per-thread ms, median over threads, 5th/50th/95th percentile over runs",
+     test_mpi,
+     {"op", "scale", "ranks"},
+     {"op_ms_p5", "op_ms_median", "op_ms_p95"},
+     "op ms p5 / median / p95"},
   };
   return tests;
 }
@@ -165,7 +173,8 @@ void calibrate_cost_model(Context& ctx)
 #if DEVALLOC_BACKEND_CUDA
   for_each_allocator(ctx, [&](auto entry) {
     using E = decltype(entry);
-    if constexpr (is_builtin_malloc<E>) {
+    // CUDA's malloc itself (not the coalescing allocators over it, which would overwrite its model).
+    if constexpr (std::is_same_v<typename E::allocator, devalloc::presets::device_malloc>) {
       using H = typename E::allocator::handle_type;
       Lease<E> lease(ctx, ctx.main_heap);
       Array<Counters> ctr(1);

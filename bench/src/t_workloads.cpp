@@ -27,6 +27,16 @@ struct WorkloadKernel {
   u64* work_start_ns;
   u64* work_end_ns;
   Counters* ctr;
+  // Block-level coalescing (alloc_block_coalesced, a collective of the whole block: no thread may
+  // leave before it, so no deadline either; the launch is a multiple of the block size).
+  bool block_level = false;
+  DEVALLOC_DEVICE void* allocate(std::size_t bytes) const
+  {
+    if constexpr (H::providesBlockCoalescing) {
+      if (block_level) { return heap.alloc_block_coalesced(bytes); }
+    }
+    return heap.alloc(bytes);
+  }
   DEVALLOC_DEVICE void operator()(std::size_t i) const
   {
     malloc_cycles[i] = 0;
@@ -34,9 +44,9 @@ struct WorkloadKernel {
     free_cycles[i] = 0;
     work_start_ns[i] = ~0ull;
     work_end_ns[i] = 0;
-    if (dl.stop()) { return; }
+    if (!block_level && dl.stop()) { return; }
     const u64 t0 = cycles_now();
-    float* data = static_cast<float*>(heap.alloc(n * sizeof(float)));
+    float* data = static_cast<float*>(allocate(n * sizeof(float)));
     malloc_cycles[i] = cycles_since(t0);
     if (data == nullptr) {
       count_add(ctr->failures);
@@ -81,8 +91,9 @@ void test_workloads(Context& ctx)
 {
   // 12 blocks x 1024 threads filled the paper's GPU; here: the device's resident threads
   // (quick mode: at most 16384).
-  const std::size_t threads = std::min(
+  std::size_t threads = std::min(
     ctx.quick() ? std::min<std::size_t>(16384, ctx.scale.full_threads) : ctx.scale.full_threads, ctx.scale.max_threads);
+  if (threads >= 1024) { threads -= threads % 1024; }  // whole blocks (the block-level variants)
   std::vector<u32> floats;
   if (ctx.quick()) {
     floats = {25, 100, 400};
@@ -94,22 +105,28 @@ void test_workloads(Context& ctx)
   for_each_allocator(ctx, [&](auto entry) {
     using E = decltype(entry);
     using H = typename E::allocator::handle_type;
-    for (const bool quadratic : {false, true}) {
+    // The coalescing allocators with a block level (docs/coalescing.md) also run it: the report's
+    // HB / NB, variants "linear-block" / "quadratic-block".
+    for (const int variant : {0, 1, 2, 3}) {
+      const bool quadratic = variant % 2 == 1;
+      const bool block_level = variant >= 2;
+      if (block_level && (!H::providesBlockCoalescing || (DEVALLOC_BACKEND_CUDA && threads % 1024 != 0))) { continue; }
+      const std::string name = std::string(quadratic ? "quadratic" : "linear") + (block_level ? "-block" : "");
       for (const u32 n : floats) {
         CellSpec spec;
-        spec.params.set("variant", quadratic ? "quadratic" : "linear").set("threads", threads).set("floats", n);
+        spec.params.set("variant", name).set("threads", threads).set("floats", n);
         spec.params.set("size", static_cast<long long>(n) * 4);
         spec.heap_bytes = clamp_heap(ctx, std::size_t{1} << 30);
         spec.threads = static_cast<double>(threads);
         spec.size = n * 4.0;
         spec.kernels = runs + warm;
-        spec.series = quadratic ? "quadratic" : "linear";
+        spec.series = name;
         spec.work = n * (quadratic ? static_cast<double>(n) : 1.0);
         run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
           Array<u64> mc(threads), wc(threads), fc(threads), ws(threads), we(threads);
           Array<Counters> ctr(1);
-          WorkloadKernel<H> k{lease.handle(), ctx.deadline(), n,         quadratic, mc.data(),
-                              wc.data(),      fc.data(),      ws.data(), we.data(), ctr.data()};
+          WorkloadKernel<H> k{lease.handle(), ctx.deadline(), n,         quadratic,  mc.data(),  wc.data(),
+                              fc.data(),      ws.data(),      we.data(), ctr.data(), block_level};
           std::vector<double> m_mean, w_mean, f_mean, gflops, kernel_ms;
           for (int r = 0; r < warm + runs; ++r) {
             const Timing t = launch_timed(ctx, threads, k, 1024);

@@ -39,6 +39,7 @@ void test_fill(Context&);
 void test_fdg_sizes(Context&);
 void test_fdg_threads(Context&);
 void test_fdg_scaling(Context&);
+void test_mpi(Context&);  // coalescing report §4.2 (t_coalesce.cpp)
 
 const std::vector<TestInfo>& all_tests();
 const TestInfo* find_test(const std::string& name);

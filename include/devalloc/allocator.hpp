@@ -64,6 +64,54 @@ constexpr T max_of(T a, T b)
 {
   return a < b ? b : a;
 }
+
+/// What an allocator promises: the creation policy's traits, unless the distribution policy
+/// changes what frees can tell (`static constexpr creation_traits adjust_traits(creation_traits)`,
+/// e.g. distribution::CoalesceDynamic, whose headers carry no tag).
+template <class Creation, class Distribution, class = void>
+struct allocator_traits_of {
+  static constexpr creation_traits value = Creation::traits;
+};
+template <class Creation, class Distribution>
+struct allocator_traits_of<Creation, Distribution,
+                           std::void_t<decltype(Distribution::adjust_traits(Creation::traits))>> {
+  static constexpr creation_traits value = Distribution::adjust_traits(Creation::traits);
+};
+
+/// Alignment of every pointer alloc() returns: the Alignment policy's and the creation policy's
+/// (the larger), unless the distribution policy places payloads itself and says so
+/// (`static constexpr std::size_t payload_alignment`, e.g. distribution::CoalesceDynamic<4>).
+template <class Distribution, class = void>
+struct distribution_alignment {
+  static constexpr std::size_t value(std::size_t others) noexcept { return others; }
+};
+template <class Distribution>
+struct distribution_alignment<Distribution, std::void_t<decltype(Distribution::payload_alignment)>> {
+  static constexpr std::size_t value(std::size_t) noexcept { return Distribution::payload_alignment; }
+};
+
+/// A creation policy that itself combines requests (`static constexpr bool combines_requests`,
+/// e.g. creation::CoalesceHashed): its inner heap sees superblocks, not the callers' sizes.
+template <class Creation, class = void>
+struct creation_combines_requests : std::false_type {};
+template <class Creation>
+struct creation_combines_requests<Creation, std::void_t<decltype(Creation::combines_requests)>>
+    : std::bool_constant<Creation::combines_requests> {};
+
+/// Block-level coalescing (AllocatorHandle::alloc_block_coalesced): a distribution policy's
+/// `static void* alloc_block(const Creation&, std::size_t)`, or a creation policy's
+/// `void* create_block(std::size_t) const`.
+template <class Creation, class Distribution, class = void>
+struct has_distribution_alloc_block : std::false_type {};
+template <class Creation, class Distribution>
+struct has_distribution_alloc_block<
+  Creation, Distribution,
+  std::void_t<decltype(Distribution::alloc_block(std::declval<const Creation&>(), std::size_t{}))>> : std::true_type {};
+template <class Creation, class = void>
+struct has_create_block : std::false_type {};
+template <class Creation>
+struct has_create_block<Creation, std::void_t<decltype(std::declval<const Creation&>().create_block(std::size_t{}))>>
+    : std::true_type {};
 }  // namespace detail
 
 /// Device-side view of an Allocator. Trivially copyable; pass it to kernels by value. Valid while
@@ -73,9 +121,12 @@ template <class Creation, class Distribution, class OOM, class ReservePool, clas
 class AllocatorHandle {
  public:
   /// Every pointer alloc() returns is a multiple of this many bytes.
-  static constexpr std::size_t alignment =
-    detail::max_of(Alignment::guaranteed_alignment, Creation::traits.natural_alignment);
+  static constexpr std::size_t alignment = detail::distribution_alignment<Distribution>::value(
+    detail::max_of(Alignment::guaranteed_alignment, Creation::traits.natural_alignment));
   static constexpr bool providesAvailableSlots = Creation::traits.provides_available_slots;
+  /// alloc_block_coalesced() is available (distribution::CoalesceBlock, creation::CoalesceHashed).
+  static constexpr bool providesBlockCoalescing =
+    detail::has_distribution_alloc_block<Creation, Distribution>::value || detail::has_create_block<Creation>::value;
 
   AllocatorHandle() = default;
   AllocatorHandle(Creation creation, allocator_stats* stats) noexcept : creation_(creation), stats_(stats) {}
@@ -98,6 +149,37 @@ class AllocatorHandle {
     void* result = distribution.distribute(block);
     if (result == nullptr) {
       detail::device_atomic<unsigned long long>(stats_->failed_allocations).fetch_add(1, detail::memory_order_relaxed);
+    }
+    return result;
+  }
+
+  /// Device. Block-level coalesced allocation (Blach et al. §3.1): a COLLECTIVE of every thread of
+  /// the thread block, like __syncthreads() — all threads must call it, with the same `bytes`;
+  /// one thread allocates a superblock and each gets its own slot, in thread order. Only for
+  /// policies that provide it (distribution::CoalesceBlock, creation::CoalesceHashed). If the
+  /// threads' sizes differ, it falls back to coalescing per warp. CPU backend: there are no
+  /// thread blocks; the lanes of a warp that call together form the group (as alloc()).
+  /// Each pointer is freed with dealloc() on its own, by any worker, in any later kernel.
+  /// Returns: as alloc() (nullptr for bytes == 0; on failure the OOM policy's result, counted).
+  DEVALLOC_DEVICE void* alloc_block_coalesced(std::size_t bytes) const
+  {
+    static_assert(providesBlockCoalescing,
+                  "alloc_block_coalesced: neither policy coalesces per block; use distribution::CoalesceBlock or "
+                  "creation::CoalesceHashed<...>");
+    const std::size_t padded = bytes == 0 ? 0 : Alignment::apply_padding(bytes);
+    void* result = nullptr;
+    if constexpr (detail::has_distribution_alloc_block<Creation, Distribution>::value) {
+      result = Distribution::alloc_block(creation_, padded);
+    } else {
+      result = creation_.create_block(padded);
+    }
+    if (bytes == 0) { return nullptr; }
+    if (result == nullptr) {
+      result = OOM::handle_oom(result, padded);
+      if (result == nullptr) {
+        detail::device_atomic<unsigned long long>(stats_->failed_allocations)
+          .fetch_add(1, detail::memory_order_relaxed);
+      }
     }
     return result;
   }
@@ -168,10 +250,12 @@ class Allocator {
 
   static constexpr std::size_t alignment = handle_type::alignment;
   static constexpr bool providesAvailableSlots = handle_type::providesAvailableSlots;
-  static constexpr creation_traits traits = Creation::traits;
+  /// The creation policy's traits, as the distribution policy may adjust them (adjust_traits).
+  static constexpr creation_traits traits = detail::allocator_traits_of<Creation, Distribution>::value;
   /// The distribution policy hands the creation policy combined requests (e.g. XMallocSIMD on
   /// CUDA): one alloc() then does not take exactly one getAvailableSlots(size) slot.
-  static constexpr bool combines_requests = Distribution::combines_requests;
+  static constexpr bool combines_requests =
+    Distribution::combines_requests || detail::creation_combines_requests<Creation>::value;
 
   static_assert(std::is_trivially_copyable_v<handle_type>,
                 "the creation policy must be trivially copyable: it is passed to kernels by value");

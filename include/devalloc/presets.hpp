@@ -10,8 +10,11 @@
 #include "alignment/shrink.hpp"
 #include "allocator.hpp"
 #include "creation/atomic_bump.hpp"
+#include "creation/coalesce_hashed.hpp"
 #include "creation/device_malloc.hpp"
 #include "creation/scatter.hpp"
+#include "distribution/coalesce_block.hpp"
+#include "distribution/coalesce_dynamic.hpp"
 #include "distribution/noop.hpp"
 #include "distribution/xmalloc_simd.hpp"
 #include "oom/return_null.hpp"
@@ -51,6 +54,31 @@ using scatter =
 /// The same Scatter configuration as `scatter`.
 using scatter_simd = Allocator<creation::Scatter<>, distribution::XMallocSIMD<>, oom::ReturnNull,
                                reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+
+// --- coalescing allocators (Blach et al., "Coalescing memory allocations for GPU MPI"; docs/coalescing.md).
+// Over CUDA's malloc, as in the report; replace creation::DeviceMalloc (and CudaSetLimits by
+// CudaMalloc) to coalesce over another creation policy.
+
+/// Header + warp (HW) through alloc(), header + block (HB) through alloc_block_coalesced().
+using coalesce_block = Allocator<creation::DeviceMalloc, distribution::CoalesceBlock, oom::ReturnNull,
+                                 reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+
+/// No header (hash map) + warp (NW) through alloc(), + block (NB) through alloc_block_coalesced().
+using coalesce_hashed = Allocator<creation::CoalesceHashed<creation::DeviceMalloc>, distribution::Noop, oom::ReturnNull,
+                                  reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+
+/// Dynamic warp-level coalescing with 8-byte segment headers, every pointer 16-byte aligned.
+using coalesce_dynamic = Allocator<creation::DeviceMalloc, distribution::CoalesceDynamic<16>, oom::ReturnNull,
+                                   reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+
+/// Dynamic warp-level coalescing that gives up alignment for density: pointers only 4-byte
+/// aligned, 4-byte segment headers where they fit (Allocator::alignment == 4).
+using coalesce_dynamic_packed = Allocator<creation::DeviceMalloc, distribution::CoalesceDynamic<4>, oom::ReturnNull,
+                                          reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+
+/// Header coalescing over Scatter (superblocks from ScatterAlloc instead of CUDA's malloc).
+using scatter_coalesce_block = Allocator<creation::Scatter<>, distribution::CoalesceBlock, oom::ReturnNull,
+                                         reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 }  // namespace presets
 DEVALLOC_NAMESPACE_END

@@ -78,9 +78,45 @@ struct ScatterSimdFactory : default_factory<presets::scatter_simd> {
   static constexpr const char* name = "Scatter_XMallocSIMD";
 };
 
+// --- coalescing allocators (distribution::CoalesceBlock, distribution::CoalesceDynamic,
+// creation::CoalesceHashed; docs/coalescing.md): over CUDA's malloc as in the report, and over Scatter.
+struct CoalesceBlockFactory : default_factory<presets::coalesce_block> {
+  static constexpr const char* name = "DeviceMalloc_CoalesceBlock";
+};
+struct CoalesceHashedFactory : default_factory<presets::coalesce_hashed> {
+  static constexpr const char* name = "CoalesceHashed_DeviceMalloc";
+};
+struct CoalesceDynamicFactory : default_factory<presets::coalesce_dynamic> {
+  static constexpr const char* name = "DeviceMalloc_CoalesceDynamic16";
+};
+struct CoalesceDynamicPackedFactory : default_factory<presets::coalesce_dynamic_packed> {
+  static constexpr const char* name = "DeviceMalloc_CoalesceDynamic4";
+};
+struct ScatterCoalesceBlockFactory : default_factory<presets::scatter_coalesce_block> {
+  static constexpr const char* name = "Scatter_CoalesceBlock";
+};
+struct ScatterCoalesceHashedFactory
+    : default_factory<Allocator<creation::CoalesceHashed<creation::Scatter<>>, distribution::Noop, oom::ReturnNull,
+                                reserve_pool::CudaMalloc, alignment::Shrink<16>>> {
+  static constexpr const char* name = "CoalesceHashed_Scatter";
+};
+struct ScatterCoalesceDynamicFactory
+    : default_factory<Allocator<creation::Scatter<>, distribution::CoalesceDynamic<16>, oom::ReturnNull,
+                                reserve_pool::CudaMalloc, alignment::Shrink<16>>> {
+  static constexpr const char* name = "Scatter_CoalesceDynamic16";
+};
+using coalesce_factories =
+  ::testing::Types<CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory, CoalesceDynamicPackedFactory,
+                   ScatterCoalesceBlockFactory, ScatterCoalesceHashedFactory, ScatterCoalesceDynamicFactory>;
+
 // New allocator configurations: add a factory above and list it here.
-using all_factories = ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory,
-                                       ScatterFactory, ScatterNoResetFactory, ScatterSimdFactory>;
+using all_factories =
+  ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory, ScatterFactory,
+                   ScatterNoResetFactory, ScatterSimdFactory,
+                   // coalescing allocators over CUDA's malloc (the report's configuration;
+                   // over Scatter, superblocks of every size from 48 B to 32 slots fragment
+                   // Scatter's pages below the suite's half-heap fill: tests/coalesce only)
+                   CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory, CoalesceDynamicPackedFactory>;
 
 struct factory_names {
   template <class Factory>

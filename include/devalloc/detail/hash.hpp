@@ -33,6 +33,17 @@ DEVALLOC_HOST_DEVICE constexpr std::uint32_t mix32(std::uint32_t h) noexcept
   return h;
 }
 
+/// splitmix64's finalizer: a bijective 64-bit mix (hash of an address: detail/open_addressing_map.hpp).
+DEVALLOC_HOST_DEVICE constexpr std::uint64_t mix64(std::uint64_t h) noexcept
+{
+  h ^= h >> 30;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 27;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 31;
+  return h;
+}
+
 /// 32 pseudo-random bits for a decision that only needs to be unpredictable across calls, not
 /// reproducible: `seed` mixed with the GPU's cycle counter (CUDA) or a per-thread counter (CPU).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t random_bits(std::uint64_t seed) noexcept

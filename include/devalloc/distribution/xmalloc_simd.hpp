@@ -61,6 +61,7 @@
 #include "../detail/platform.hpp"
 #include "../free_result.hpp"
 #include "../policy_check.hpp"
+#include "../detail/shared_chunk.hpp"
 #include "../detail/warp.hpp"
 
 #include "../detail/scatter_pagesize.hpp"
@@ -100,19 +101,15 @@ class XMallocSIMD {
   static_assert(pagesize >= 256u && pagesize <= (1u << 30),
                 "XMallocSIMD: pagesize must be between 256 and 2^30 bytes (the Scatter page size it is combined with)");
 
-  /// The first 16 bytes of a combined chunk (the header is at least 16 bytes; no slice covers it).
-  struct shared_header {
-    std::uint32_t members;  ///< slices not yet freed
-    std::uint32_t bytes;    ///< header + the slices: every slice lies in [16, bytes)
-    std::uint64_t tag;      ///< header_tag(chunk) while the chunk is combined and live, else anything
-  };
-  static_assert(sizeof(shared_header) == 16, "XMallocSIMD: the header must fit the smallest header (16 bytes)");
+  /// The first 16 bytes of a combined chunk (the header is at least 16 bytes; no slice covers it):
+  /// detail::shared_chunk_header {members, bytes, tag}, shared with the coalescing policies.
+  using shared_header = detail::shared_chunk_header;
 
   /// The tag of the header of a combined chunk at `chunk`: a magic word mixed with the address, so
   /// that neither user data nor a header copied elsewhere passes for one.
   DEVALLOC_HOST_DEVICE static constexpr std::uint64_t header_tag(std::uintptr_t chunk) noexcept
   {
-    return 0x584D616C6C6F6353ull ^ (static_cast<std::uint64_t>(chunk) * 0x9E3779B97F4A7C15ull);
+    return detail::shared_chunk_tag(chunk);
   }
 
   /// Device. Makes `chunk` (16-byte aligned, at least `bytes` >= 16 bytes) a combined chunk of
@@ -120,24 +117,12 @@ class XMallocSIMD {
   /// Relaxed stores: the caller orders them before the members' frees (distribute: sync_lanes).
   DEVALLOC_DEVICE static void write_header(void* chunk, std::uint32_t members, std::uint32_t bytes) noexcept
   {
-    auto* h = static_cast<shared_header*>(chunk);
-    detail::device_atomic<std::uint32_t>(h->members).store(members, detail::memory_order_relaxed);
-    detail::device_atomic<std::uint32_t>(h->bytes).store(bytes, detail::memory_order_relaxed);
-    detail::device_atomic<std::uint64_t>(h->tag).store(header_tag(reinterpret_cast<std::uintptr_t>(chunk)),
-                                                       detail::memory_order_relaxed);
+    detail::write_shared_chunk_header(chunk, members, bytes);
   }
 
   /// Device. The live member count of the combined chunk at `chunk`, 0 if its header is not tagged
   /// (a chunk allocated alone, or one whose last member has left).
-  DEVALLOC_DEVICE static std::uint32_t members_of(void* chunk) noexcept
-  {
-    auto* h = static_cast<shared_header*>(chunk);
-    if (detail::device_atomic<std::uint64_t>(h->tag).load(detail::memory_order_relaxed) !=
-        header_tag(reinterpret_cast<std::uintptr_t>(chunk))) {
-      return 0;
-    }
-    return detail::device_atomic<std::uint32_t>(h->members).load(detail::memory_order_relaxed);
-  }
+  DEVALLOC_DEVICE static std::uint32_t members_of(void* chunk) noexcept { return detail::shared_chunk_members(chunk); }
 
   /// Device. Frees `p` (not nullptr, owned by `creation`): see the file comment, deallocate().
   /// Thread safe like alloc(). Returns what the free did (free_result).
@@ -153,26 +138,17 @@ class XMallocSIMD {
       // A chunk allocated alone -- or the header of a combined one, which is no member's pointer.
       return members_of(start) != 0 ? free_result::invalid_pointer : creation.destroy(p);
     }
-    auto* h = reinterpret_cast<shared_header*>(start);
     const auto offset = static_cast<std::size_t>(c - start);
-    if (detail::device_atomic<std::uint64_t>(h->tag).load(detail::memory_order_relaxed) !=
-          header_tag(reinterpret_cast<std::uintptr_t>(start)) ||
-        offset < sizeof(shared_header) || offset % 16u != 0 ||
-        offset >= detail::device_atomic<std::uint32_t>(h->bytes).load(detail::memory_order_relaxed)) {
+    if (!detail::is_shared_chunk(start) || offset < sizeof(shared_header) || offset % 16u != 0 ||
+        offset >= detail::shared_chunk_bytes(start)) {
       return free_result::invalid_pointer;  // inside a chunk that is not combined, or not on a slice
     }
     // acq_rel: every member's writes to its slice happen before the last member frees the chunk
-    // (and so before its next owner's use).
-    detail::device_atomic<std::uint32_t> members(h->members);
-    std::uint32_t left = members.load(detail::memory_order_relaxed);
-    do {
-      if (left == 0) { return free_result::double_free; }  // every member has left already
-    } while (
-      !members.compare_exchange_weak(left, left - 1u, detail::memory_order_acq_rel, detail::memory_order_relaxed));
-    if (left != 1u) { return free_result::freed; }
-    // The last member: the chunk stops being combined before it returns to the heap (the destroy's
-    // release publishes the cleared tag to the chunk's next owner).
-    detail::device_atomic<std::uint64_t>(h->tag).store(0u, detail::memory_order_relaxed);
+    // (and so before its next owner's use). The last member clears the tag before the chunk
+    // returns to the heap (the destroy's release publishes it to the chunk's next owner).
+    const detail::leave_result left = detail::leave_shared_chunk(start);
+    if (left == detail::leave_result::none_left) { return free_result::double_free; }  // every member has left
+    if (left == detail::leave_result::left) { return free_result::freed; }
     return creation.destroy(start);
   }
 
