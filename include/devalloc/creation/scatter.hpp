@@ -9,7 +9,8 @@
 // Layout of the pool (every structure lives inside it; the policy object only holds pointers):
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
-//   [region counters: 4 B x regions][pad to 256][page 0][page 1] ... [page pages-1]
+//   [region counters: 4 B x regions][super block counters][free-page map: 1 bit x pages]
+//   [class directory: 4 B x classes x slots][pad to 256][page 0][page 1] ... [page pages-1]
 //
 //   * Pages (§5.2) of Config::pagesize bytes. A page is free (chunk size 0), split into equal
 //     chunks of one size (<= pagesize, a multiple of 16), or part of a multi-page chunk (§6.3).
@@ -29,26 +30,29 @@
 //     pages; the search skips regions that are more than 90 % full.
 //   * All super blocks' metadata sits in one array in front of the pages, so pages of consecutive
 //     super blocks are adjacent and a multi-page chunk may span super blocks: requests larger than
-//     a page search consecutive free pages from the end of the heap (thesis fig. 2.3), which lets
-//     one allocation take (almost) the whole heap.
+//     a page find a run of free pages in the free-page map (§6.3 / thesis fig. 2.3 scan the page
+//     table instead), which lets one allocation take (almost) the whole heap.
+//   * The free-page map (detail/page_bitmap.hpp) says which pages are taken; whoever sets a page's
+//     bit owns it and alone opens it. The class directory names, per size class and
+//     multiprocessor slot, the page that slot's warps are filling (docs/scatter.md, Search).
 //
 // Protocol (the invariants are stated and tested in docs/scatter.md / tests/scatter):
 //   reserve   fetch_add(state, 1): the page had room iff the returned chunk size is the one we
 //             expected and the returned count is below its chunk count (§6.1 tryUsePage line 2).
 //             A failed reservation is given back with fetch_sub (a "transient" +1).
-//   claim     a free page's bitfield is always 0, so a flat page is opened with one
-//             CAS(state, 0 -> (size, k)) keeping k reservations. A hierarchical page is opened with
-//             CAS(state, 0 -> (size, LOCK)); while the count holds LOCK (> any chunk count) nobody
-//             else can reserve on it, the owner zeroes its in-page segment words, then subtracts
-//             LOCK - k (§6.1 lines 16-22). Pass 0 re-reads such a page a bounded number of times.
+//   claim     a page is taken by setting its bit in the free-page map (fetch_or); its owner opens
+//             it with fetch_add(state, (size, k)) keeping k reservations (a free page's bitfield
+//             is always 0; a hierarchical page's in-page segment words are zeroed first and the
+//             fetch_add publishes them). Reservers that read an old directory entry and added to
+//             a free page find chunk size 0 in the returned value and give their +1 back.
 //   spot      with a reservation held, a bit is won by atomicOr from the lane id with the
 //             find-next-free-bit step (§6.1 lines 7-19; detail/bitfield.hpp).
 //   free      only a pointer at the start of a live chunk frees (destroy() returns free_result::freed);
 //             others are reported as invalid_pointer / double_free and change nothing.
 //             Clear the bit, then fetch_sub(state, 1) (release). Whoever takes the count from 1
 //             to 0 (a free or a transient's give-back) tries CAS((size, 0) -> 0) when
-//             Config::resetfreedpages: the page becomes free again unless someone reserved in the
-//             meantime, who then does the same when it leaves. This is the paper's lock-by-count
+//             Config::resetfreedpages: the page becomes free again (and its bit in the map is
+//             cleared) unless someone reserved in the meantime, who then does the same when it leaves. This is the paper's lock-by-count
 //             reset (§6.2 free lines 10-16) done in one step, and no page keeps a stale chunk size.
 //
 // Where each piece lives (each file names the seed sections it implements). Scatter derives from
@@ -68,12 +72,14 @@
 //                                    (region_add / region_sub, over_threshold, block_over),
 //                                    account_increment, give_back, free_chunk, maybe_reactivate
 //   creation/scatter/pages.hpp       scatter_detail::multi_page: requests larger than a page
-//                                    (alloc_pages, reserve_pages, free_pages, add_run_to_regions)
+//                                    (alloc_pages, take_pages, free_pages, add_run_to_regions)
 //                                    and the free-page runs getAvailableSlots counts
 //   creation/scatter/search.hpp      scatter_detail::search: size classes (class_of, accepts), the
-//                                    start page (eq. (3), class sequence) and the walk (alloc_chunk,
-//                                    search_block, may_serve_mask, try_page, try_page_group,
-//                                    reserve, open_page), count_free_chunks
+//                                    class directory (alloc_chunk, directory_round, offer_page),
+//                                    open_page, the fallback walk from eq. (3)'s page
+//                                    (search_block, try_page, try_page_group, reserve),
+//                                    count_free_chunks
+//   detail/page_bitmap.hpp           the free-page map (claim_one, claim_run, find_run, release)
 //   creation/scatter.hpp (this file) the configuration and Scatter's interface: host set-up and
 //                                    diagnostics, create, destroy (classifying every pointer),
 //                                    chunk_start, available_slots
