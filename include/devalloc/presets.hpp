@@ -10,8 +10,10 @@
 #include "alignment/shrink.hpp"
 #include "allocator.hpp"
 #include "creation/atomic_bump.hpp"
+#include "creation/circular.hpp"
 #include "creation/device_malloc.hpp"
 #include "creation/scatter.hpp"
+#include "creation/unsafe_wrap.hpp"
 #include "distribution/noop.hpp"
 #include "distribution/xmalloc_simd.hpp"
 #include "oom/return_null.hpp"
@@ -59,6 +61,26 @@ struct ScatterSimdConfig : creation::ScatterConfig {
 /// by one allocation (fewer atomics; a shared chunk is freed when all its lanes have freed theirs).
 using scatter_simd = Allocator<creation::Scatter<ScatterSimdConfig>, distribution::XMallocSIMD<>, oom::ReturnNull,
                                reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+
+// ---- Issue 13: the CMalloc family and AWMalloc (creation/circular.hpp, creation/unsafe_wrap.hpp) ----
+
+/// CMalloc (Vinkler & Havran §5.2): a circular list of chunks with 8-byte headers, pre-split as a
+/// binary heap, split on allocation and merged on free; few registers. Heaps up to 64 GiB.
+using circular = Allocator<creation::Circular, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                           alignment::Shrink<16>>;
+/// CFMalloc (§5.3): CMalloc with the flag fused into a 64-bit next word (any heap size).
+using circular_fused = Allocator<creation::CircularFused, distribution::Noop, oom::ReturnNull,
+                                 reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+/// CMMalloc (§5.4): CMalloc with one sub-heap and offset per multiprocessor (fewer conflicts).
+using circular_multi = Allocator<creation::CircularMulti, distribution::Noop, oom::ReturnNull,
+                                 reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+/// CFMMalloc (§5.4): CFMalloc with one sub-heap and offset per multiprocessor.
+using circular_fused_multi = Allocator<creation::CircularFusedMulti, distribution::Noop, oom::ReturnNull,
+                                       reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+/// AWMalloc (§5.1): AtomicMalloc that wraps around instead of running out. UNSAFE: hands out
+/// memory that may still be live (creation/unsafe_wrap.hpp says when that is acceptable).
+using unsafe_wrap = Allocator<creation::UnsafeWrap, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                              alignment::Shrink<16>>;
 
 }  // namespace presets
 DEVALLOC_NAMESPACE_END

@@ -78,9 +78,36 @@ struct ScatterSimdFactory : default_factory<presets::scatter_simd> {
   static constexpr const char* name = "Scatter_XMallocSIMD";
 };
 
+// ---- Issue 13: the CMalloc family and AWMalloc (creation/circular.hpp, creation/unsafe_wrap.hpp) ----
+struct CircularFactory : default_factory<presets::circular> {
+  static constexpr const char* name = "Circular";
+};
+struct CircularFusedFactory : default_factory<presets::circular_fused> {
+  static constexpr const char* name = "CircularFused";
+};
+struct CircularMultiFactory : default_factory<presets::circular_multi> {
+  static constexpr const char* name = "CircularMulti";
+};
+struct CircularFusedMultiFactory : default_factory<presets::circular_fused_multi> {
+  static constexpr const char* name = "CircularFusedMulti";
+};
+/// Circular without the Shrink<16> padding: the policy's own 16-byte alignment (natural_alignment).
+struct CircularNoAlignmentFactory : default_factory<Allocator<creation::CircularFused, distribution::Noop,
+                                                             oom::ReturnNull, reserve_pool::CudaMalloc,
+                                                             alignment::NoAlignment>> {
+  static constexpr const char* name = "CircularFused_NoAlignment";
+};
+struct UnsafeWrapFactory : default_factory<presets::unsafe_wrap> {
+  static constexpr const char* name = "UnsafeWrap";
+};
+#define DEVALLOC_ISSUE13_FACTORIES                                                                           \
+  CircularFactory, CircularFusedFactory, CircularMultiFactory, CircularFusedMultiFactory,                     \
+    CircularNoAlignmentFactory, UnsafeWrapFactory
+
 // New allocator configurations: add a factory above and list it here.
-using all_factories = ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory,
-                                       ScatterFactory, ScatterNoResetFactory, ScatterSimdFactory>;
+using all_factories =
+  ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory, ScatterFactory,
+                   ScatterNoResetFactory, ScatterSimdFactory, DEVALLOC_ISSUE13_FACTORIES>;
 
 struct factory_names {
   template <class Factory>
