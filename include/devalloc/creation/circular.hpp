@@ -124,6 +124,9 @@ class basic_circular {
  public:
   using config = Config;
   using header = Header;
+  /// Offsets and sizes in 16-byte units: 32-bit for the split header (as its next word), 64-bit
+  /// for the fused one (fewer registers where the heap allows it).
+  using offset_type = typename Header::offset_type;
 
   static constexpr creation_traits traits = [] {
     creation_traits t{};
@@ -166,33 +169,29 @@ class basic_circular {
                           std::to_string(control_bytes(1, 64) + unit * min_units + header_bytes) + " bytes, got " +
                           std::to_string(pool.bytes));
     }
+    std::uint64_t units = 0;
     // Levels per sub-heap: at most 64 (segments <= 64 * sub-heaps), so control_bytes(h, 64 h) bounds it.
-    for (;;) {
-      const std::size_t data_bytes = pool.bytes - control_bytes(h, 64ull * h);
-      const std::uint64_t units = (data_bytes - header_bytes) / unit;
-      if (units / h >= min_units || h == 1) {
-        heap.units_ = units;
-        break;
-      }
-      h = h / 2 > 0 ? h / 2 : 1;
-    }
-    if (heap.units_ > Header::max_units) {
+    // Fewer sub-heaps where the pool cannot give each one smallest chunk.
+    while (h > 1 && pool.bytes < control_bytes(h, 64ull * h) + unit * min_units * h + header_bytes) { h /= 2; }
+    units = (pool.bytes - control_bytes(h, 64ull * h) - header_bytes) / unit;
+    if (units > Header::max_units) {
       detail::throw_error("Circular: a " + std::string(Header::name) + " header addresses at most " +
-                          std::to_string(Header::max_units * unit) +
-                          " bytes; use CircularFused (64-bit header) for this heap of " + std::to_string(pool.bytes) +
-                          " bytes");
+                          std::to_string(Header::max_units) +
+                          " units of 16 bytes (64 GiB); use CircularFused (64-bit header) for this heap of " +
+                          std::to_string(pool.bytes) + " bytes");
     }
-    const std::uint64_t per_sub = heap.units_ / h;
+    heap.units_ = static_cast<offset_type>(units);
+    const std::uint64_t per_sub = units / h;
     std::uint32_t levels = 1;
     while (levels < 40 && (per_sub / (levels + 1)) >> levels >= min_units) { ++levels; }
     heap.levels_ = levels;
-    heap.root_ = ((per_sub / levels) >> (levels - 1)) << (levels - 1);
+    heap.root_ = static_cast<offset_type>(((per_sub / levels) >> (levels - 1)) << (levels - 1));
     heap.sub_heaps_ = h;
     heap.segments_ = h * levels;
     char* base = static_cast<char*>(pool.data);
     heap.current_ = reinterpret_cast<std::uint32_t*>(base);
     heap.reg_ = heap.current_ + h;
-    heap.hint_ = reinterpret_cast<std::uint64_t*>(base + (h * 4 + heap.segments_ * 4 + 7) / 8 * 8);
+    heap.hint_ = reinterpret_cast<offset_type*>(base + (h * 4 + heap.segments_ * 4 + 7) / 8 * 8);
     heap.base_ = base + control_bytes(h, 64ull * h);
     heap.finalize_heap(stream);
     return heap;
@@ -206,7 +205,7 @@ class basic_circular {
     one_lane.cpu_lanes = 1;
     one_lane.stream = stream;
     const std::uint64_t per_sub = (std::uint64_t{1} << levels_) - 1;
-    const std::uint64_t chunks = per_sub * sub_heaps_ + (units_ > segments_ * root_ ? 1 : 0);
+    const std::uint64_t chunks = per_sub * sub_heaps_ + (units_ > std::uint64_t{segments_} * root_ ? 1 : 0);
     launch(chunks, presplit{*this, per_sub}, one_lane);
   }
 
@@ -217,13 +216,13 @@ class basic_circular {
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
     if (bytes > unit * units_) { return nullptr; }
-    const std::uint64_t need = (bytes + header_bytes + unit - 1) / unit;
-    const std::uint32_t sub = sub_heaps_ == 1 ? 0u : detail::sm_id() % sub_heaps_;
+    const offset_type need = (bytes + header_bytes + unit - 1) / unit;
+    const std::uint32_t sub = config::sub_heaps == 1 ? 0u : detail::sm_id() % sub_heaps_;
     std::uint32_t first = detail::atomic_load_relaxed(current_[sub]);
     for (int lap = 0; lap < 2; ++lap) {
       std::uint32_t s = first;
       for (std::uint32_t i = 0; i < segments_; ++i) {
-        const std::uint64_t u = search(s, need);
+        const offset_type u = search(s, need, lap != 0);
         if (u != no_chunk) {
           if (s != first) { detail::device_atomic<std::uint32_t>(current_[sub]).store(s, detail::memory_order_relaxed); }
           return base_ + unit * (u + 1);
@@ -241,26 +240,14 @@ class basic_circular {
     if (!owns(p)) { return free_result::invalid_pointer; }
     const std::uintptr_t offset = static_cast<std::uintptr_t>(static_cast<char*>(p) - base_);
     if (offset % unit != 0 || offset < unit) { return free_result::invalid_pointer; }
-    const std::uint64_t u = offset / unit - 1;
+    const offset_type u = offset / unit - 1;
     void* h = header_at(u);
     const detail::chunk_view v = Header::load(h);
     if (v.state == detail::chunk_free || v.state == detail::chunk_absorbed) { return free_result::double_free; }
     const std::uint32_t s = segment_of(u);
-    const std::uint64_t end = segment_end(s);
+    const offset_type end = segment_end(s);
     if (v.state != detail::chunk_used || v.next <= u || v.next > end) { return free_result::invalid_pointer; }
-    detail::device_atomic<std::uint32_t> reg(reg_[s]);
-    std::uint32_t idle = 0;
-    if (reg.compare_exchange_strong(idle, merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
-      // Merge session: nobody walks this segment, so the free chunks behind ours stay free.
-      const std::uint64_t next = absorb_free_run(v.next, end);
-      if (next != v.next) {
-        Header::set_next(h, next);
-        detail::device_atomic<std::uint64_t>(hint_[s]).store(u, detail::memory_order_relaxed);
-      }
-      const bool freed = Header::release(h);
-      reg.fetch_sub(merging, detail::memory_order_release);
-      return freed ? free_result::freed : free_result::double_free;
-    }
+    if (detail::atomic_load_relaxed(reg_[s]) == 0) { return free_merging(h, u, v.next, s, end); }
     return Header::release(h) ? free_result::freed : free_result::double_free;
   }
 
@@ -277,12 +264,12 @@ class basic_circular {
   DEVALLOC_DEVICE std::size_t available_slots(std::size_t slot_bytes) const noexcept
   {
     if (slot_bytes == 0 || slot_bytes > unit * units_) { return 0; }
-    const std::uint64_t need = (slot_bytes + header_bytes + unit - 1) / unit;
+    const offset_type need = (slot_bytes + header_bytes + unit - 1) / unit;
     std::size_t slots = 0;
     for (std::uint32_t s = 0; s < segments_; ++s) {
-      const std::uint64_t end = segment_end(s);
-      std::uint64_t run = 0;
-      for (std::uint64_t u = segment_start(s); u < end;) {
+      const offset_type end = segment_end(s);
+      offset_type run = 0;
+      for (offset_type u = segment_start(s); u < end;) {
         const detail::chunk_view v = Header::load(header_at(u));
         if (v.next <= u || v.next > end) { break; }  // only while the heap changes
         if (v.state == detail::chunk_free) {
@@ -335,16 +322,16 @@ class basic_circular {
     {
       const std::uint64_t sub = i / per_sub;
       if (sub >= heap.sub_heaps_) {  // the leftover chunk
-        const std::uint64_t u = heap.root_ * heap.segments_;
+        const offset_type u = heap.root_ * heap.segments_;
         Header::init(heap.header_at(u), detail::chunk_free, heap.units_);
         return;
       }
       const std::uint64_t k = i % per_sub + 1;  // 1-based index in the binary heap
       std::uint32_t level = 0;
       while ((k >> (level + 1)) != 0) { ++level; }
-      const std::uint64_t size = heap.root_ >> level;
+      const offset_type size = heap.root_ >> level;
       const std::uint32_t s = static_cast<std::uint32_t>(sub) * heap.levels_ + level;
-      const std::uint64_t u = heap.segment_start(s) + (k - (std::uint64_t{1} << level)) * size;
+      const offset_type u = heap.segment_start(s) + static_cast<offset_type>(k - (std::uint64_t{1} << level)) * size;
       Header::init(heap.header_at(u), detail::chunk_free, u + size);
       if (u == heap.segment_start(s)) {
         heap.reg_[s] = 0;
@@ -366,24 +353,24 @@ class basic_circular {
   DEVALLOC_HOST_DEVICE std::uint32_t levels() const noexcept { return levels_; }
   DEVALLOC_HOST_DEVICE std::uint32_t segments() const noexcept { return segments_; }
   /// R: units of each segment (the last one also holds the leftover units).
-  DEVALLOC_HOST_DEVICE std::uint64_t root_units() const noexcept { return root_; }
-  DEVALLOC_HOST_DEVICE std::uint64_t total_units() const noexcept { return units_; }
+  DEVALLOC_HOST_DEVICE offset_type root_units() const noexcept { return root_; }
+  DEVALLOC_HOST_DEVICE offset_type total_units() const noexcept { return units_; }
   /// The data area: chunk u's header is at data() + 16 u + 8, its payload at data() + 16 (u + 1).
   DEVALLOC_HOST_DEVICE char* data() const noexcept { return base_; }
-  DEVALLOC_HOST_DEVICE std::uint64_t segment_start(std::uint32_t s) const noexcept { return root_ * s; }
-  DEVALLOC_HOST_DEVICE std::uint64_t segment_end(std::uint32_t s) const noexcept
+  DEVALLOC_HOST_DEVICE offset_type segment_start(std::uint32_t s) const noexcept { return root_ * s; }
+  DEVALLOC_HOST_DEVICE offset_type segment_end(std::uint32_t s) const noexcept
   {
     return s + 1 == segments_ ? units_ : root_ * (s + 1);
   }
-  DEVALLOC_HOST_DEVICE std::uint32_t segment_of(std::uint64_t u) const noexcept
+  DEVALLOC_HOST_DEVICE std::uint32_t segment_of(offset_type u) const noexcept
   {
-    const std::uint64_t s = u / root_;
+    const offset_type s = u / root_;
     return s >= segments_ ? segments_ - 1 : static_cast<std::uint32_t>(s);
   }
 
   /// Slots of `need` units in a free chunk of `units` units, as successive allocations of need
   /// units carve it (split while at least need * max_frag units are left, then take it whole).
-  DEVALLOC_HOST_DEVICE static std::uint64_t slots_in(std::uint64_t units, std::uint64_t need) noexcept
+  DEVALLOC_HOST_DEVICE static offset_type slots_in(offset_type units, offset_type need) noexcept
   {
     if (units < need) { return 0; }
     if (units < need * config::max_frag) { return 1; }
@@ -391,51 +378,44 @@ class basic_circular {
   }
 
  private:
-  static constexpr std::uint64_t no_chunk = ~0ull;
+  static constexpr offset_type no_chunk = ~offset_type{0};
 
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void* header_at(std::uint64_t u) const noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void* header_at(offset_type u) const noexcept
   {
     return base_ + unit * u + header_bytes;
   }
 
-  /// Registers in segment s, searches it, unregisters. Returns the claimed chunk or no_chunk.
-  DEVALLOC_DEVICE std::uint64_t search(std::uint32_t s, std::uint64_t need) const noexcept
+  /// Registers in segment s, searches it from its hint (from its start if `from_start`) to its
+  /// end, unregisters. Returns the claimed chunk or no_chunk.
+  DEVALLOC_DEVICE offset_type search(std::uint32_t s, offset_type need, bool from_start) const noexcept
   {
-    const std::uint64_t start = segment_start(s);
-    const std::uint64_t end = segment_end(s);
-    if (end - start < need) { return no_chunk; }
+    const offset_type end = segment_end(s);
+    if (end - segment_start(s) < need) { return no_chunk; }
     detail::device_atomic<std::uint32_t> reg(reg_[s]);
     if ((reg.fetch_add(1, detail::memory_order_acquire) & merging) != 0) {  // a merge session: move on
       reg.fetch_sub(1, detail::memory_order_relaxed);
       return no_chunk;
     }
-    const std::uint64_t from = detail::atomic_load_relaxed(hint_[s]);
-    std::uint64_t u = from;
-    bool wrapped = false;
-    std::uint64_t found = no_chunk;
-    for (;;) {
-      if (u >= end) {
-        if (wrapped || from == start) { break; }
-        u = start;
-        wrapped = true;
-      }
-      if (wrapped && u >= from) { break; }
+    offset_type u = from_start ? segment_start(s) : detail::atomic_load_relaxed(hint_[s]);
+    offset_type found = no_chunk;
+    while (u < end) {
       void* h = header_at(u);
       const detail::chunk_view v = Header::load(h);
       if (v.state == detail::chunk_free && v.next - u >= need) {
         if (!Header::claim(h, v)) { continue; }  // someone else changed it: read it again
-        const std::uint64_t next = Header::claimed_next(h, v);
+        const offset_type next = Header::claimed_next(h, v);
         if (next - u < need) {  // split header: next changed before the claim
           Header::unclaim(h, next);
           continue;
         }
-        std::uint64_t after = next;
+        offset_type after = next;
         if (next - u >= need * config::max_frag) {
           after = u + need;
           Header::init(header_at(after), detail::chunk_free, next);
           Header::set_next_owned(h, v, after);
         }
-        detail::device_atomic<std::uint64_t>(hint_[s]).store(after < end ? after : start, detail::memory_order_relaxed);
+        detail::device_atomic<offset_type>(hint_[s]).store(after < end ? after : segment_start(s),
+                                                             detail::memory_order_relaxed);
         found = u;
         break;
       }
@@ -446,9 +426,30 @@ class basic_circular {
     return found;
   }
 
+  /// destroy() when nobody walks segment s: takes its merge session if it still can, merges chunk
+  /// u (used, next offset `next`) with the free chunks behind it, and frees it.
+  DEVALLOC_DEVICE free_result free_merging(void* h, offset_type u, offset_type next,
+                                                             std::uint32_t s, offset_type end) const noexcept
+  {
+    detail::device_atomic<std::uint32_t> reg(reg_[s]);
+    std::uint32_t idle = 0;
+    if (!reg.compare_exchange_strong(idle, merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+      return Header::release(h) ? free_result::freed : free_result::double_free;
+    }
+    // Merge session: nobody walks this segment, so the free chunks behind ours stay free.
+    const offset_type merged = absorb_free_run(next, end);
+    if (merged != next) {
+      Header::set_next(h, merged);
+      detail::device_atomic<offset_type>(hint_[s]).store(u, detail::memory_order_relaxed);
+    }
+    const bool freed = Header::release(h);
+    reg.fetch_sub(merging, detail::memory_order_release);
+    return freed ? free_result::freed : free_result::double_free;
+  }
+
   /// Merge session only: marks the free chunks from `u` on (up to `end`) absorbed and returns the
   /// offset after them.
-  DEVALLOC_DEVICE std::uint64_t absorb_free_run(std::uint64_t u, std::uint64_t end) const noexcept
+  DEVALLOC_DEVICE offset_type absorb_free_run(offset_type u, offset_type end) const noexcept
   {
     while (u < end) {
       void* h = header_at(u);
@@ -469,30 +470,30 @@ class basic_circular {
       if (!reg.compare_exchange_strong(idle, merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
         continue;
       }
-      const std::uint64_t start = segment_start(s);
-      const std::uint64_t end = segment_end(s);
-      for (std::uint64_t u = start; u < end;) {
+      const offset_type start = segment_start(s);
+      const offset_type end = segment_end(s);
+      for (offset_type u = start; u < end;) {
         void* h = header_at(u);
         const detail::chunk_view v = Header::load(h);
         if (v.next <= u || v.next > end) { break; }
-        std::uint64_t next = v.next;
+        offset_type next = v.next;
         if (v.state == detail::chunk_free) {
           next = absorb_free_run(v.next, end);
           if (next != v.next) { Header::set_next(h, next); }
         }
         u = next;
       }
-      detail::device_atomic<std::uint64_t>(hint_[s]).store(start, detail::memory_order_relaxed);
+      detail::device_atomic<offset_type>(hint_[s]).store(start, detail::memory_order_relaxed);
       reg.fetch_sub(merging, detail::memory_order_release);
     }
   }
 
   std::uint32_t* current_ = nullptr;  // [sub_heaps]: the segment where a sub-heap's search starts
   std::uint32_t* reg_ = nullptr;      // [segments]: walkers registered | merging
-  std::uint64_t* hint_ = nullptr;     // [segments]: where a segment's search starts
+  offset_type* hint_ = nullptr;     // [segments]: where a segment's search starts
   char* base_ = nullptr;              // the data area
-  std::uint64_t units_ = 0;           // chunks cover units [0, units_)
-  std::uint64_t root_ = 0;            // R: units per segment
+  offset_type units_ = 0;           // chunks cover units [0, units_)
+  offset_type root_ = 0;            // R: units per segment
   std::uint32_t sub_heaps_ = 1;
   std::uint32_t levels_ = 1;
   std::uint32_t segments_ = 1;

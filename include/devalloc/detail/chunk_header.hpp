@@ -52,6 +52,7 @@ struct chunk_view {
 /// CMalloc's header: [u32 flag][u32 next] (Algorithm 3's HEADER_SIZE = 8, NEXT_OFS = 4).
 struct chunk_header_split {
   static constexpr const char* name = "split";
+  using offset_type = std::uint32_t;
   /// Largest next offset the header can hold, in 16-byte units (64 GiB).
   static constexpr std::uint64_t max_units = 0xFFFFFFFFull;
 
@@ -123,6 +124,7 @@ struct chunk_header_split {
 /// CFMalloc's header: one 64-bit word, next << 2 | state.
 struct chunk_header_fused {
   static constexpr const char* name = "fused";
+  using offset_type = std::uint64_t;
   static constexpr std::uint64_t max_units = ~0ull >> 2;
 
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t& word(void* h) noexcept
