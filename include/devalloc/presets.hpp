@@ -66,21 +66,21 @@ using scatter_simd = Allocator<creation::Scatter<ScatterSimdConfig>, distributio
 
 /// CMalloc (Vinkler & Havran §5.2): a circular list of chunks with 8-byte headers, pre-split as a
 /// binary heap, split on allocation and merged on free; few registers. Heaps up to 64 GiB.
-using circular = Allocator<creation::Circular, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
-                           alignment::Shrink<16>>;
+using circular =
+  Allocator<creation::Circular, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 /// CFMalloc (§5.3): CMalloc with the flag fused into a 64-bit next word (any heap size).
-using circular_fused = Allocator<creation::CircularFused, distribution::Noop, oom::ReturnNull,
-                                 reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+using circular_fused = Allocator<creation::CircularFused, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                                 alignment::Shrink<16>>;
 /// CMMalloc (§5.4): CMalloc with one sub-heap and offset per multiprocessor (fewer conflicts).
-using circular_multi = Allocator<creation::CircularMulti, distribution::Noop, oom::ReturnNull,
-                                 reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+using circular_multi = Allocator<creation::CircularMulti, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                                 alignment::Shrink<16>>;
 /// CFMMalloc (§5.4): CFMalloc with one sub-heap and offset per multiprocessor.
 using circular_fused_multi = Allocator<creation::CircularFusedMulti, distribution::Noop, oom::ReturnNull,
                                        reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 /// AWMalloc (§5.1): AtomicMalloc that wraps around instead of running out. UNSAFE: hands out
 /// memory that may still be live (creation/unsafe_wrap.hpp says when that is acceptable).
-using unsafe_wrap = Allocator<creation::UnsafeWrap, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
-                              alignment::Shrink<16>>;
+using unsafe_wrap =
+  Allocator<creation::UnsafeWrap, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 }  // namespace presets
 DEVALLOC_NAMESPACE_END

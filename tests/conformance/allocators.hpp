@@ -92,17 +92,17 @@ struct CircularFusedMultiFactory : default_factory<presets::circular_fused_multi
   static constexpr const char* name = "CircularFusedMulti";
 };
 /// Circular without the Shrink<16> padding: the policy's own 16-byte alignment (natural_alignment).
-struct CircularNoAlignmentFactory : default_factory<Allocator<creation::CircularFused, distribution::Noop,
-                                                             oom::ReturnNull, reserve_pool::CudaMalloc,
-                                                             alignment::NoAlignment>> {
+struct CircularNoAlignmentFactory
+    : default_factory<Allocator<creation::CircularFused, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                                alignment::NoAlignment>> {
   static constexpr const char* name = "CircularFused_NoAlignment";
 };
 struct UnsafeWrapFactory : default_factory<presets::unsafe_wrap> {
   static constexpr const char* name = "UnsafeWrap";
 };
-#define DEVALLOC_ISSUE13_FACTORIES                                                                           \
-  CircularFactory, CircularFusedFactory, CircularMultiFactory, CircularFusedMultiFactory,                     \
-    CircularNoAlignmentFactory, UnsafeWrapFactory
+#define DEVALLOC_ISSUE13_FACTORIES                                                                                    \
+  CircularFactory, CircularFusedFactory, CircularMultiFactory, CircularFusedMultiFactory, CircularNoAlignmentFactory, \
+    UnsafeWrapFactory
 
 // New allocator configurations: add a factory above and list it here.
 using all_factories =

@@ -111,13 +111,13 @@ struct basic_circular_config {
   static constexpr unsigned sub_heaps = SubHeaps;
   static_assert(MinPresplitBytes >= 32 && MinPresplitBytes % 16 == 0,
                 "basic_circular_config: MinPresplitBytes must be a multiple of 16, at least 32");
-  static_assert(MaxFrag >= 2, "basic_circular_config: MaxFrag must be at least 2 (a split leaves a chunk of at least "
-                              "the request's size behind)");
+  static_assert(MaxFrag >= 2,
+                "basic_circular_config: MaxFrag must be at least 2 (a split leaves a chunk of at least "
+                "the request's size behind)");
 };
 
 using CircularConfig = basic_circular_config<>;
-using CircularMultiConfig =
-  basic_circular_config<DEVALLOC_CIRCULAR_MIN_PRESPLIT_BYTES, DEVALLOC_CIRCULAR_MAX_FRAG, 0>;
+using CircularMultiConfig = basic_circular_config<DEVALLOC_CIRCULAR_MIN_PRESPLIT_BYTES, DEVALLOC_CIRCULAR_MAX_FRAG, 0>;
 
 template <class Header, class Config = CircularConfig>
 class basic_circular {
@@ -224,7 +224,9 @@ class basic_circular {
       for (std::uint32_t i = 0; i < segments_; ++i) {
         const offset_type u = search(s, need, lap != 0);
         if (u != no_chunk) {
-          if (s != first) { detail::device_atomic<std::uint32_t>(current_[sub]).store(s, detail::memory_order_relaxed); }
+          if (s != first) {
+            detail::device_atomic<std::uint32_t>(current_[sub]).store(s, detail::memory_order_relaxed);
+          }
           return base_ + unit * (u + 1);
         }
         s = s + 1 == segments_ ? 0 : s + 1;
@@ -305,8 +307,8 @@ class basic_circular {
   {
     const bool fused = Header::max_units > 0xFFFFFFFFull;
     return std::string("Circular") + (fused ? "Fused" : "") + (config::sub_heaps == 1 ? "" : "Multi") +
-           "<header=" + Header::name +
-           ", sub_heaps=" + (config::sub_heaps == 0 ? std::string("per-multiprocessor") : std::to_string(config::sub_heaps)) +
+           "<header=" + Header::name + ", sub_heaps=" +
+           (config::sub_heaps == 0 ? std::string("per-multiprocessor") : std::to_string(config::sub_heaps)) +
            ", min_presplit_bytes=" + std::to_string(config::min_presplit_bytes) +
            ", max_frag=" + std::to_string(config::max_frag) + ">";
   }
@@ -415,7 +417,7 @@ class basic_circular {
           Header::set_next_owned(h, v, after);
         }
         detail::device_atomic<offset_type>(hint_[s]).store(after < end ? after : segment_start(s),
-                                                             detail::memory_order_relaxed);
+                                                           detail::memory_order_relaxed);
         found = u;
         break;
       }
@@ -428,8 +430,8 @@ class basic_circular {
 
   /// destroy() when nobody walks segment s: takes its merge session if it still can, merges chunk
   /// u (used, next offset `next`) with the free chunks behind it, and frees it.
-  DEVALLOC_DEVICE free_result free_merging(void* h, offset_type u, offset_type next,
-                                                             std::uint32_t s, offset_type end) const noexcept
+  DEVALLOC_DEVICE free_result free_merging(void* h, offset_type u, offset_type next, std::uint32_t s,
+                                           offset_type end) const noexcept
   {
     detail::device_atomic<std::uint32_t> reg(reg_[s]);
     std::uint32_t idle = 0;
@@ -490,10 +492,10 @@ class basic_circular {
 
   std::uint32_t* current_ = nullptr;  // [sub_heaps]: the segment where a sub-heap's search starts
   std::uint32_t* reg_ = nullptr;      // [segments]: walkers registered | merging
-  offset_type* hint_ = nullptr;     // [segments]: where a segment's search starts
+  offset_type* hint_ = nullptr;       // [segments]: where a segment's search starts
   char* base_ = nullptr;              // the data area
-  offset_type units_ = 0;           // chunks cover units [0, units_)
-  offset_type root_ = 0;            // R: units per segment
+  offset_type units_ = 0;             // chunks cover units [0, units_)
+  offset_type root_ = 0;              // R: units per segment
   std::uint32_t sub_heaps_ = 1;
   std::uint32_t levels_ = 1;
   std::uint32_t segments_ = 1;

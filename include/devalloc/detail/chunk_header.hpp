@@ -77,8 +77,8 @@ struct chunk_header_split {
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool claim(void* h, const chunk_view& v) noexcept
   {
     std::uint32_t expected = static_cast<std::uint32_t>(v.raw);
-    return device_atomic<std::uint32_t>(*flag(h))
-      .compare_exchange_strong(expected, chunk_used, memory_order_acquire, memory_order_relaxed);
+    return device_atomic<std::uint32_t>(*flag(h)).compare_exchange_strong(expected, chunk_used, memory_order_acquire,
+                                                                          memory_order_relaxed);
   }
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t claimed_next(void* h, const chunk_view&) noexcept
   {
@@ -97,7 +97,8 @@ struct chunk_header_split {
   }
   /// Owner of a used chunk: links a new next chunk (release: its header, written by init(), is
   /// visible to whoever reads this next offset).
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next_owned(void* h, const chunk_view&, std::uint64_t next) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next_owned(void* h, const chunk_view&,
+                                                                  std::uint64_t next) noexcept
   {
     device_atomic<std::uint32_t>(*next_word(h)).store(static_cast<std::uint32_t>(next), memory_order_release);
   }
@@ -116,8 +117,8 @@ struct chunk_header_split {
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool release(void* h) noexcept
   {
     std::uint32_t expected = chunk_used;
-    return device_atomic<std::uint32_t>(*flag(h))
-      .compare_exchange_strong(expected, chunk_free, memory_order_release, memory_order_relaxed);
+    return device_atomic<std::uint32_t>(*flag(h)).compare_exchange_strong(expected, chunk_free, memory_order_release,
+                                                                          memory_order_relaxed);
   }
 };
 
@@ -146,8 +147,8 @@ struct chunk_header_fused {
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool claim(void* h, const chunk_view& v) noexcept
   {
     std::uint64_t expected = v.raw;
-    return device_atomic<std::uint64_t>(word(h)).compare_exchange_strong(
-      expected, pack(chunk_used, v.next), memory_order_acquire, memory_order_relaxed);
+    return device_atomic<std::uint64_t>(word(h)).compare_exchange_strong(expected, pack(chunk_used, v.next),
+                                                                         memory_order_acquire, memory_order_relaxed);
   }
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t claimed_next(void*, const chunk_view& v) noexcept
   {
@@ -164,7 +165,8 @@ struct chunk_header_fused {
   }
   /// Owner: (used, old next) -> (used, next). Only the owner changes a used chunk's word (a second
   /// free of a pointer not yet returned to its caller is impossible), so a store is enough.
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next_owned(void* h, const chunk_view&, std::uint64_t next) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next_owned(void* h, const chunk_view&,
+                                                                  std::uint64_t next) noexcept
   {
     device_atomic<std::uint64_t>(word(h)).store(pack(chunk_used, next), memory_order_release);
   }
