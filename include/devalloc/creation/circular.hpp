@@ -398,7 +398,9 @@ class basic_circular {
       reg.fetch_sub(1, detail::memory_order_relaxed);
       return no_chunk;
     }
-    offset_type u = from_start ? segment_start(s) : detail::atomic_load_relaxed(hint_[s]);
+    // Acquire: the hint may name a remainder another walker just split off; its header is read whole.
+    offset_type u =
+      from_start ? segment_start(s) : detail::device_atomic<offset_type>(hint_[s]).load(detail::memory_order_acquire);
     offset_type found = no_chunk;
     while (u < end) {
       void* h = header_at(u);
@@ -417,7 +419,7 @@ class basic_circular {
           Header::set_next_owned(h, v, after);
         }
         detail::device_atomic<offset_type>(hint_[s]).store(after < end ? after : segment_start(s),
-                                                           detail::memory_order_relaxed);
+                                                           detail::memory_order_release);
         found = u;
         break;
       }
@@ -442,7 +444,7 @@ class basic_circular {
     const offset_type merged = absorb_free_run(next, end);
     if (merged != next) {
       Header::set_next(h, merged);
-      detail::device_atomic<offset_type>(hint_[s]).store(u, detail::memory_order_relaxed);
+      detail::device_atomic<offset_type>(hint_[s]).store(u, detail::memory_order_release);
     }
     const bool freed = Header::release(h);
     reg.fetch_sub(merging, detail::memory_order_release);
@@ -485,7 +487,7 @@ class basic_circular {
         }
         u = next;
       }
-      detail::device_atomic<offset_type>(hint_[s]).store(start, detail::memory_order_relaxed);
+      detail::device_atomic<offset_type>(hint_[s]).store(start, detail::memory_order_release);
       reg.fetch_sub(merging, detail::memory_order_release);
     }
   }
