@@ -216,7 +216,9 @@ class basic_circular {
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
     if (bytes > unit * units_) { return nullptr; }
-    const offset_type need = (bytes + header_bytes + unit - 1) / unit;
+    const std::size_t units_needed = (bytes + header_bytes + unit - 1) / unit;
+    if (units_needed > units_) { return nullptr; }  // (also keeps need within offset_type)
+    const offset_type need = static_cast<offset_type>(units_needed);
     const std::uint32_t sub = config::sub_heaps == 1 ? 0u : detail::sm_id() % sub_heaps_;
     std::uint32_t first = detail::atomic_load_relaxed(current_[sub]);
     for (int lap = 0; lap < 2; ++lap) {
@@ -266,7 +268,9 @@ class basic_circular {
   DEVALLOC_DEVICE std::size_t available_slots(std::size_t slot_bytes) const noexcept
   {
     if (slot_bytes == 0 || slot_bytes > unit * units_) { return 0; }
-    const offset_type need = (slot_bytes + header_bytes + unit - 1) / unit;
+    const std::size_t units_needed = (slot_bytes + header_bytes + unit - 1) / unit;
+    if (units_needed > units_) { return 0; }
+    const offset_type need = static_cast<offset_type>(units_needed);
     std::size_t slots = 0;
     for (std::uint32_t s = 0; s < segments_; ++s) {
       const offset_type end = segment_end(s);
@@ -375,7 +379,7 @@ class basic_circular {
   DEVALLOC_HOST_DEVICE static offset_type slots_in(offset_type units, offset_type need) noexcept
   {
     if (units < need) { return 0; }
-    if (units < need * config::max_frag) { return 1; }
+    if (std::uint64_t{units} < std::uint64_t{need} * config::max_frag) { return 1; }
     return units / need - config::max_frag + 2;
   }
 
@@ -413,7 +417,7 @@ class basic_circular {
           continue;
         }
         offset_type after = next;
-        if (next - u >= need * config::max_frag) {
+        if (std::uint64_t{next - u} >= std::uint64_t{need} * config::max_frag) {
           after = u + need;
           Header::init(header_at(after), detail::chunk_free, next);
           Header::set_next_owned(h, v, after);
