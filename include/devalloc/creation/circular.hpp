@@ -34,12 +34,13 @@
 //
 // Allocation (Algorithm 3, create): from the caller's sub-heap's current segment, segment by
 // segment: register in the segment (one fetch_add; if its merge flag is set, unregister and move
-// on: no waiting), walk its chunks from the hint to the end and from the start to the hint, and
-// claim the first free chunk of at least need = ceil((bytes + 8) / 16) units by one CAS on its
+// on: no waiting), walk its chunks from the hint (on the second lap: from the segment's start) to
+// the segment's end, and claim the first free chunk of at least need = ceil((bytes + 8) / 16) units by one CAS on its
 // header. The claimer splits the chunk if it has at least need * max_frag units (writes the
 // remainder's header, then links it with a release store of its own header), moves the hint past
 // its chunk and unregisters. If a whole lap finds nothing, the caller merges every segment it can
-// (defragment(): runs of free chunks become one) and tries one more lap before returning nullptr.
+// (defragment(): runs of free chunks become one) and tries one more lap, each segment from its
+// start, before returning nullptr.
 //
 // Deallocation (Algorithm 3, free): one CAS used -> free on the chunk's header (a second free
 // finds it free and is reported). Before that, if nobody is registered in the chunk's segment,
