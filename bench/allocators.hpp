@@ -18,6 +18,7 @@
 // tests). They measure nothing the entries below do not.
 #pragma once
 
+#include <string>
 #include <type_traits>
 
 #include <devalloc/allocator.hpp>
@@ -33,7 +34,16 @@
   X(coalesce_block,   "coalesce-block",   devalloc::presets::coalesce_block,   "coalescing with headers: warp (HW); block (HB) in the -block variants") \
   X(coalesce_hashed,  "coalesce-hashed",  devalloc::presets::coalesce_hashed,  "coalescing without headers, hash map: warp (NW); block (NB) in the -block variants") \
   X(coalesce_dynamic, "coalesce-dynamic", devalloc::presets::coalesce_dynamic, "dynamic warp coalescing, 8-byte segment headers, 16-byte aligned") \
-  X(coalesce_dynamic4, "coalesce-dynamic4", devalloc::presets::coalesce_dynamic_packed, "dynamic warp coalescing, 4-byte segment headers, 4-byte aligned")
+  X(coalesce_dynamic4, "coalesce-dynamic4", devalloc::presets::coalesce_dynamic_packed, "dynamic warp coalescing, 4-byte segment headers, 4-byte aligned") \
+  DEVALLOC_BENCH_ISSUE13_ALLOCATORS(X)
+
+// Issue 13: the CMalloc family and AWMalloc (Vinkler & Havran §5; creation/circular.hpp, creation/unsafe_wrap.hpp).
+#define DEVALLOC_BENCH_ISSUE13_ALLOCATORS(X) \
+  X(circular,             "circular",             devalloc::presets::circular,             "CMalloc (Vinkler & Havran §5.2): circular chunk list, split/merge") \
+  X(circular_fused,       "circular-fused",       devalloc::presets::circular_fused,       "CFMalloc (§5.3): CMalloc with the flag fused into a 64-bit next word") \
+  X(circular_multi,       "circular-multi",       devalloc::presets::circular_multi,       "CMMalloc (§5.4): CMalloc with one sub-heap per multiprocessor") \
+  X(circular_fused_multi, "circular-fused-multi", devalloc::presets::circular_fused_multi, "CFMMalloc (§5.4): CFMalloc with one sub-heap per multiprocessor") \
+  X(unsafe_wrap,          "unsafe-wrap",          devalloc::presets::unsafe_wrap,          "AWMalloc (§5.1): wraps around, may overwrite live data (only V&H's tests)")
 // clang-format on
 
 namespace devalloc_bench {
@@ -75,5 +85,18 @@ inline constexpr bool is_builtin_malloc =
 template <class E>
 inline constexpr bool has_process_wide_heap =
   (DEVALLOC_BACKEND_CUDA || DEVALLOC_BENCH_EMULATE_PROCESS_HEAP) && is_builtin_malloc<E>;
+
+/// The allocator may hand out memory that is still live (creation::UnsafeWrap): it takes part only
+/// in tests whose allocations all die before the heap is gone through once (unsafe_wrap_applies).
+template <class E>
+inline constexpr bool may_overlap_live = E::allocator::traits.may_overlap_live;
+
+/// Tests in which every allocation is short-lived, so that a wrapping allocator (UnsafeWrap) is
+/// measured as Vinkler & Havran measure AWMalloc: [AD], [ACD], [P] and the register count. The
+/// others fill the heap until out of memory or keep allocations across launches.
+inline bool unsafe_wrap_applies(const std::string& test)
+{
+  return test == "ad" || test == "acd" || test == "prob" || test == "registers";
+}
 
 }  // namespace devalloc_bench

@@ -428,6 +428,7 @@ int main(int argc, char** argv)
       }
       if (!ctx.opt.child) {
         ctx.run_children(t->name);
+        ctx.current_test.clear();  // outside a test, for_each_allocator lists every allocator
         // Keep what is measured so far on disk (a long run that is stopped keeps its results).
         add_baseline_ratios(ctx);
         write_outputs(ctx, tests, out_dir);

@@ -10,9 +10,11 @@
 #include "alignment/shrink.hpp"
 #include "allocator.hpp"
 #include "creation/atomic_bump.hpp"
+#include "creation/circular.hpp"
 #include "creation/coalesce_hashed.hpp"
 #include "creation/device_malloc.hpp"
 #include "creation/scatter.hpp"
+#include "creation/unsafe_wrap.hpp"
 #include "distribution/coalesce_block.hpp"
 #include "distribution/coalesce_dynamic.hpp"
 #include "distribution/noop.hpp"
@@ -79,6 +81,25 @@ using coalesce_dynamic_packed = Allocator<creation::DeviceMalloc, distribution::
 /// Header coalescing over Scatter (superblocks from ScatterAlloc instead of CUDA's malloc).
 using scatter_coalesce_block = Allocator<creation::Scatter<>, distribution::CoalesceBlock, oom::ReturnNull,
                                          reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+// ---- Issue 13: the CMalloc family and AWMalloc (creation/circular.hpp, creation/unsafe_wrap.hpp) ----
+
+/// CMalloc (Vinkler & Havran §5.2): a circular list of chunks with 8-byte headers, pre-split as a
+/// binary heap, split on allocation and merged on free; few registers. Heaps up to 64 GiB.
+using circular =
+  Allocator<creation::Circular, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+/// CFMalloc (§5.3): CMalloc with the flag fused into a 64-bit next word (any heap size).
+using circular_fused = Allocator<creation::CircularFused, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                                 alignment::Shrink<16>>;
+/// CMMalloc (§5.4): CMalloc with one sub-heap and offset per multiprocessor (fewer conflicts).
+using circular_multi = Allocator<creation::CircularMulti, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                                 alignment::Shrink<16>>;
+/// CFMMalloc (§5.4): CFMalloc with one sub-heap and offset per multiprocessor.
+using circular_fused_multi = Allocator<creation::CircularFusedMulti, distribution::Noop, oom::ReturnNull,
+                                       reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+/// AWMalloc (§5.1): AtomicMalloc that wraps around instead of running out. UNSAFE: hands out
+/// memory that may still be live (creation/unsafe_wrap.hpp says when that is acceptable).
+using unsafe_wrap =
+  Allocator<creation::UnsafeWrap, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 }  // namespace presets
 DEVALLOC_NAMESPACE_END

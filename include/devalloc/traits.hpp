@@ -41,6 +41,17 @@ struct creation_traits {
   /// that contains p, or nullptr. Distribution policies that share one chunk among several
   /// allocations (distribution::XMallocSIMD) need it, and chunks of at least 16 bytes.
   bool supports_shared_chunks = false;
+  /// getAvailableSlots(n) is exact: each allocation of n bytes takes exactly one slot (so after a
+  /// fill the count drops by the number of chunks allocated). False where an allocation may take
+  /// more than one slot's memory (e.g. the Circular family takes small chunks whole): the count
+  /// then drops by at least the number of allocations, and still returns to its first value once
+  /// everything is freed.
+  bool exact_available_slots = true;
+  /// create() may hand out memory that is still allocated (creation::UnsafeWrap wraps around the
+  /// heap instead of running out): allocations are disjoint only while everything allocated since
+  /// the last reset() fits in the heap once. Such a policy never returns nullptr for a request the
+  /// heap can hold, so the suite checks its circular order instead of filling it until out of memory.
+  bool may_overlap_live = false;
 };
 
 DEVALLOC_NAMESPACE_END

@@ -108,6 +108,31 @@ struct ScatterCoalesceDynamicFactory
 using coalesce_factories =
   ::testing::Types<CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory, CoalesceDynamicPackedFactory,
                    ScatterCoalesceBlockFactory, ScatterCoalesceHashedFactory, ScatterCoalesceDynamicFactory>;
+// ---- Issue 13: the CMalloc family and AWMalloc (creation/circular.hpp, creation/unsafe_wrap.hpp) ----
+struct CircularFactory : default_factory<presets::circular> {
+  static constexpr const char* name = "Circular";
+};
+struct CircularFusedFactory : default_factory<presets::circular_fused> {
+  static constexpr const char* name = "CircularFused";
+};
+struct CircularMultiFactory : default_factory<presets::circular_multi> {
+  static constexpr const char* name = "CircularMulti";
+};
+struct CircularFusedMultiFactory : default_factory<presets::circular_fused_multi> {
+  static constexpr const char* name = "CircularFusedMulti";
+};
+/// Circular without the Shrink<16> padding: the policy's own 16-byte alignment (natural_alignment).
+struct CircularNoAlignmentFactory
+    : default_factory<Allocator<creation::CircularFused, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                                alignment::NoAlignment>> {
+  static constexpr const char* name = "CircularFused_NoAlignment";
+};
+struct UnsafeWrapFactory : default_factory<presets::unsafe_wrap> {
+  static constexpr const char* name = "UnsafeWrap";
+};
+#define DEVALLOC_ISSUE13_FACTORIES                                                                                    \
+  CircularFactory, CircularFusedFactory, CircularMultiFactory, CircularFusedMultiFactory, CircularNoAlignmentFactory, \
+    UnsafeWrapFactory
 
 // New allocator configurations: add a factory above and list it here.
 using all_factories =
@@ -116,7 +141,8 @@ using all_factories =
                    // coalescing allocators over CUDA's malloc (the report's configuration;
                    // over Scatter, superblocks of every size from 48 B to 32 slots fragment
                    // Scatter's pages below the suite's half-heap fill: tests/coalesce only)
-                   CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory, CoalesceDynamicPackedFactory>;
+                   CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory, CoalesceDynamicPackedFactory,
+                   DEVALLOC_ISSUE13_FACTORIES>;
 
 struct factory_names {
   template <class Factory>

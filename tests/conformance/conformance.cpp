@@ -94,11 +94,12 @@ TYPED_TEST(Conformance, ManyLaunchesReuseOneHeap)
   EXPECT_EQ(requested, 40 * scale::workers * 4);
 }
 
-TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount)
+/// The body of FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount.
+template <class allocator_type>
+void fill_free_fill(allocator_type& allocator)
 {
   constexpr std::size_t chunk = 64;
-  auto allocator = this->make();
-  using allocator_type = typename TestFixture::allocator_type;
+  constexpr creation_traits traits = allocator_type::traits;
   heap_filler<allocator_type> filler(allocator, chunk, scale::fill_workers);
 
   std::size_t slots_before = 0;
@@ -113,18 +114,23 @@ TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount
     << "each worker's final nullptr is one failed allocation";
   if constexpr (allocator_type::providesAvailableSlots && !allocator_type::combines_requests) {
     EXPECT_GE(slots_before, first.chunks) << "more chunks were allocated than getAvailableSlots announced";
-    EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before - first.chunks)
-      << "each allocation must take exactly one slot";
+    if constexpr (traits.exact_available_slots) {
+      EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before - first.chunks)
+        << "each allocation must take exactly one slot";
+    } else {  // documented: an allocation may take more than one slot's memory
+      EXPECT_LE(allocator.getAvailableSlots(chunk), slots_before - first.chunks)
+        << "each allocation must take at least one slot";
+    }
   }
 
   filler.free_fill();
-  if constexpr (TestFixture::traits.reuses_freed_memory) {
+  if constexpr (traits.reuses_freed_memory) {
     if constexpr (allocator_type::providesAvailableSlots) {
       EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before) << "memory was lost by freeing";
     }
     const fill_result again = filler.fill();
     // Combined requests (XMallocSIMD) pack differently depending on which lanes arrive together.
-    if constexpr (TestFixture::traits.exact_refill && !allocator_type::combines_requests) {
+    if constexpr (traits.exact_refill && !allocator_type::combines_requests) {
       EXPECT_EQ(again.chunks, first.chunks) << "memory was lost: the second fill got a different count";
     } else if constexpr (allocator_type::combines_requests) {
       // Stable on a GPU, where whole warps arrive together; on the CPU's warp emulator the lanes
@@ -148,7 +154,7 @@ TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount
     filler.free_fill();
   }
 
-  if constexpr (TestFixture::traits.resettable) {
+  if constexpr (traits.resettable) {
     filler.fill();
     allocator.reset();
     filler.forget();
@@ -167,6 +173,49 @@ TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount
     }
     EXPECT_EQ(after_reset.pattern_errors, 0u);
     filler.free_fill();
+  }
+}
+
+TYPED_TEST(Conformance, FillUntilOutOfMemoryFreeAllAndFillAgainGivesTheSameCount)
+{
+  if constexpr (TestFixture::traits.may_overlap_live) {
+    GTEST_SKIP() << "documented: this creation policy never runs out of memory, it wraps around "
+                    "(traits.may_overlap_live; WrappingPoliciesHandOutTheHeapInCircularOrder checks it)";
+  } else {
+    auto allocator = this->make();
+    fill_free_fill(allocator);
+  }
+}
+
+TYPED_TEST(Conformance, WrappingPoliciesHandOutTheHeapInCircularOrder)
+{
+  if constexpr (!TestFixture::traits.may_overlap_live) {
+    GTEST_SKIP() << "this creation policy does not wrap around (traits.may_overlap_live is false): "
+                    "FillUntilOutOfMemory... checks that it runs out instead";
+  } else {
+    // What a wrapping policy promises: everything allocated since reset() that fits in the heap
+    // once is disjoint; then allocation goes on from the start of the heap instead of failing.
+    constexpr std::size_t chunk = 4096;
+    auto allocator = this->make();
+    const std::size_t slots = allocator.getAvailableSlots(chunk);
+    ASSERT_GE(slots * chunk, scale::heap_bytes / 2);
+    const std::vector<std::uintptr_t> first = alloc_once_each(allocator, slots, chunk);
+    std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
+    std::uintptr_t lowest = ~std::uintptr_t{0};
+    for (std::uintptr_t p : first) {
+      EXPECT_NE(p, 0u) << "a request that fits in the heap failed";
+      EXPECT_EQ(p % TestFixture::allocator_type::alignment, 0u);
+      ranges.emplace_back(p, chunk);
+      lowest = std::min(lowest, p);
+    }
+    EXPECT_EQ(count_overlaps(ranges), 0u) << "allocations that fit in the heap once overlap";
+    EXPECT_EQ(allocator.getAvailableSlots(chunk), 0u);
+    const std::uintptr_t wrapped = single_alloc(allocator, chunk);
+    EXPECT_EQ(wrapped, lowest) << "the allocation after a full heap must wrap to the start";
+    EXPECT_EQ(allocator.stats().failed_allocations, 0u) << "a wrapping policy never runs out";
+    EXPECT_EQ(single_alloc(allocator, scale::heap_bytes + 1), 0u) << "more than the heap must still fail";
+    allocator.reset();
+    EXPECT_EQ(allocator.getAvailableSlots(chunk), slots);
   }
 }
 

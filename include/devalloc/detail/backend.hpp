@@ -18,6 +18,7 @@
 #include "../error.hpp"
 #include "../stream.hpp"
 #include "platform.hpp"
+#include "warp.hpp"
 
 #if DEVALLOC_BACKEND_CUDA
 #include <cuda_runtime_api.h>
@@ -224,6 +225,21 @@ inline std::string device_name()
   return prop.name;
 #else
   return "host CPU";
+#endif
+}
+
+/// Number of multiprocessors of the current device: the range of detail::sm_id() (CUDA:
+/// cudaDevAttrMultiProcessorCount; CPU: detail::cpu_sm_count, the stand-ins the emulator hands out).
+inline unsigned multiprocessor_count()
+{
+#if DEVALLOC_BACKEND_CUDA
+  int dev = 0;
+  int count = 0;
+  DEVALLOC_CUDA_TRY(cudaGetDevice(&dev));
+  DEVALLOC_CUDA_TRY(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev));
+  return count > 0 ? static_cast<unsigned>(count) : 1u;
+#else
+  return cpu_sm_count;
 #endif
 }
 

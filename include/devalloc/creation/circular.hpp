@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// devalloc/creation/circular.hpp
+//
+// CreationPolicies of the CMalloc family (Vinkler & Havran, "Register Efficient Dynamic Memory
+// Allocator for GPUs", §5.2-5.4, Algorithm 3), made safe under any scheduling:
+//
+//   Circular            CMalloc   (§5.2): header = 32-bit flag + 32-bit next; one memOffset
+//   CircularFused       CFMalloc  (§5.3): flag fused into a 64-bit next word (any heap size)
+//   CircularMulti       CMMalloc  (§5.4): one sub-heap and offset per multiprocessor
+//   CircularFusedMulti  CFMMalloc (§5.4): both
+//
+// All four are basic_circular<Header, Config>; docs/cmalloc.md describes the algorithm, the
+// safety argument and the configuration in full. In short:
+//
+// Layout. The pool holds [control words][data]. The data area is a sequence of chunks, each an
+// 8-byte header (detail/chunk_header.hpp) followed by its payload; chunk boundaries sit at
+// 16 u + 8 bytes (u = offset in 16-byte units), so every payload starts 16-byte aligned and every
+// chunk is a multiple of 16 bytes. Chunks are linked by the next offsets in their headers, in
+// address order; the chain is circular (after the last chunk comes the first).
+//
+// Pre-split (eq. 1). The data area is H sub-heaps (H = 1, or the number of multiprocessors for the
+// Multi variants) of L levels of R units each; level l of a sub-heap is split into 2^l chunks of
+// R / 2^l units: chunk i (1-based, in heap order) of a sub-heap has R / 2^floor(log2 i) units, the
+// paper's binary heap C(i). R is the largest size for which L levels fit and the smallest chunk
+// is at least config::min_presplit_bytes. Units left over form one more chunk at the end.
+//
+// Segments. Each level of each sub-heap is a segment (s = h * L + l, units [s R, (s + 1) R), the
+// last one up to the end). A segment's start is a chunk boundary forever; merging never crosses a
+// segment's end, so the largest request is one segment. Each segment has a registration word
+// (count of workers walking it, and a merge flag) and a hint (the offset where the next search
+// starts: the chunk after the last allocation, as the paper's memOffset). Each sub-heap has a
+// current segment (memOffset's role: where its workers start).
+//
+// Allocation (Algorithm 3, create): from the caller's sub-heap's current segment, segment by
+// segment: register in the segment (one fetch_add; if its merge flag is set, unregister and move
+// on: no waiting), walk its chunks from the hint (on the second lap: from the segment's start) to
+// the segment's end, and claim the first free chunk of at least need = ceil((bytes + 8) / 16) units by one CAS on its
+// header. The claimer splits the chunk if it has at least need * max_frag units (writes the
+// remainder's header, then links it with a release store of its own header), moves the hint past
+// its chunk and unregisters. If a whole lap finds nothing, the caller merges every segment it can
+// (defragment(): runs of free chunks become one) and tries one more lap, each segment from its
+// start, before returning nullptr.
+//
+// Deallocation (Algorithm 3, free): one CAS used -> free on the chunk's header (a second free
+// finds it free and is reported). Before that, if nobody is registered in the chunk's segment,
+// the freer takes the segment's merge flag (one CAS on the registration word from 0) and merges
+// the chunk with the free chunks that follow it; otherwise it frees without merging.
+//
+// Why it is safe under any scheduling (independent thread scheduling, preemption, a debugger
+// stop): an offset is only ever held by a worker that is registered in the segment it lies in,
+// and a chunk boundary disappears only by a merge, which needs the segment's merge flag, which can
+// only be taken while nobody is registered. So every header a walker reads or CASes is a real
+// header for as long as it holds the offset, however long it is stopped; the CAS then validates
+// exactly what the walker read (fused: state and next; split: the flag, and the winner re-reads
+// next), so a stale read can only make a CAS fail. A stopped walker blocks merges in its segment
+// (memory is then merged later, or by defragment()), never another worker: nobody waits for
+// anybody. The paper's single memOffset, which can point at a merged-away header, becomes a
+// segment index plus a per-segment hint that is valid whenever a registered walker reads it.
+//
+// Contract:
+//   * create(bytes): thread safe; any subset of a warp may call. Returns a 16-byte aligned pointer
+//     to bytes bytes, or nullptr if no chunk of need units was found in two laps (or bytes is
+//     larger than a segment).
+//   * destroy(p): thread safe. freed for the start of a live allocation; invalid_pointer for a
+//     pointer outside the data area, not 16-byte aligned, or whose header is not a used header
+//     (traits.detects_invalid_pointers is false all the same: a pointer inside a chunk may find
+//     user data that looks like a used header, and freeing it is undefined behaviour, as for
+//     free()); double_free for a chunk that is free (or was merged away) and not handed out again.
+//   * available_slots(n): slots of n bytes in the free memory, counting each run of consecutive
+//     free chunks of a segment as one chunk (create() merges such runs before it gives up). Exact
+//     while the heap does not change; an allocation may take more than one slot's bytes (a chunk
+//     below need * max_frag units is taken whole): traits.exact_available_slots is false.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "../detail/atomic.hpp"
+#include "../detail/backend.hpp"
+#include "../detail/chunk_header.hpp"
+#include "../detail/platform.hpp"
+#include "../detail/warp.hpp"
+#include "../error.hpp"
+#include "../free_result.hpp"
+#include "../launch.hpp"
+#include "../pool.hpp"
+#include "../stream.hpp"
+#include "../traits.hpp"
+
+#ifndef DEVALLOC_CIRCULAR_MIN_PRESPLIT_BYTES
+/// Smallest chunk of the pre-split binary heap, in bytes (a multiple of 16).
+#define DEVALLOC_CIRCULAR_MIN_PRESPLIT_BYTES 256
+#endif
+#ifndef DEVALLOC_CIRCULAR_MAX_FRAG
+/// A claimed chunk is split when it has at least max_frag times the units the request needs.
+#define DEVALLOC_CIRCULAR_MAX_FRAG 2
+#endif
+
+DEVALLOC_NAMESPACE_BEGIN
+namespace creation {
+
+/// Configuration of the Circular family. `sub_heaps`: 1 = one heap and one offset (CMalloc,
+/// CFMalloc); 0 = one per multiprocessor of the device (CMMalloc, CFMMalloc; the CPU backend's 64
+/// stand-in ids); any other value = that many.
+template <std::size_t MinPresplitBytes = DEVALLOC_CIRCULAR_MIN_PRESPLIT_BYTES,
+          unsigned MaxFrag = DEVALLOC_CIRCULAR_MAX_FRAG, unsigned SubHeaps = 1>
+struct basic_circular_config {
+  static constexpr std::size_t min_presplit_bytes = MinPresplitBytes;
+  static constexpr unsigned max_frag = MaxFrag;
+  static constexpr unsigned sub_heaps = SubHeaps;
+  static_assert(MinPresplitBytes >= 32 && MinPresplitBytes % 16 == 0,
+                "basic_circular_config: MinPresplitBytes must be a multiple of 16, at least 32");
+  static_assert(MaxFrag >= 2,
+                "basic_circular_config: MaxFrag must be at least 2 (a split leaves a chunk of at least "
+                "the request's size behind)");
+};
+
+using CircularConfig = basic_circular_config<>;
+using CircularMultiConfig = basic_circular_config<DEVALLOC_CIRCULAR_MIN_PRESPLIT_BYTES, DEVALLOC_CIRCULAR_MAX_FRAG, 0>;
+
+template <class Header, class Config = CircularConfig>
+class basic_circular {
+ public:
+  using config = Config;
+  using header = Header;
+  /// Offsets and sizes in 16-byte units: 32-bit for the split header (as its next word), 64-bit
+  /// for the fused one (fewer registers where the heap allows it).
+  using offset_type = typename Header::offset_type;
+
+  static constexpr creation_traits traits = [] {
+    creation_traits t{};
+    t.reuses_freed_memory = true;
+    t.exact_refill = false;  // merging changes the layout: a refill can find more (or fewer) chunks
+    t.checks_ownership = true;
+    t.provides_available_slots = true;
+    t.natural_alignment = 16;
+    t.needs_pool = true;
+    t.resettable = true;
+    t.detects_invalid_pointers = false;  // a pointer inside a chunk finds user data, not a header
+    t.detects_double_free = true;
+    t.supports_shared_chunks = false;
+    t.exact_available_slots = false;
+    return t;
+  }();
+
+  /// Bytes of a header; the payload follows it.
+  static constexpr std::size_t header_bytes = 8;
+  /// Unit of chunk sizes and offsets.
+  static constexpr std::size_t unit = 16;
+  /// Bit of a segment's registration word that marks its merge session.
+  static constexpr std::uint32_t merging = 0x80000000u;
+
+  basic_circular() = default;
+
+  /// Host. Lays out the heap in `pool` and pre-splits it (a kernel on `stream`). Throws if the
+  /// pool cannot hold one smallest chunk, or (split header) is larger than 64 GiB of chunks.
+  static basic_circular init_heap(pool_span pool, stream_ref stream)
+  {
+    basic_circular heap;
+    unsigned h = config::sub_heaps != 0 ? config::sub_heaps : detail::backend::multiprocessor_count();
+    const std::uint64_t min_units = config::min_presplit_bytes / unit;
+    // Control words need at most this much; the data area starts 256-aligned behind them.
+    auto control_bytes = [](std::uint64_t subs, std::uint64_t segments) {
+      return (subs * 4 + segments * 4 + segments * 8 + 255) / 256 * 256;
+    };
+    if (pool.data == nullptr || pool.bytes < control_bytes(1, 64) + unit * min_units + header_bytes) {
+      detail::throw_error("Circular: the pool must hold at least " +
+                          std::to_string(control_bytes(1, 64) + unit * min_units + header_bytes) + " bytes, got " +
+                          std::to_string(pool.bytes));
+    }
+    std::uint64_t units = 0;
+    // Levels per sub-heap: at most 64 (segments <= 64 * sub-heaps), so control_bytes(h, 64 h) bounds it.
+    // Fewer sub-heaps where the pool cannot give each one smallest chunk.
+    while (h > 1 && pool.bytes < control_bytes(h, 64ull * h) + unit * min_units * h + header_bytes) { h /= 2; }
+    units = (pool.bytes - control_bytes(h, 64ull * h) - header_bytes) / unit;
+    if (units > Header::max_units) {
+      detail::throw_error("Circular: a " + std::string(Header::name) + " header addresses at most " +
+                          std::to_string(Header::max_units) +
+                          " units of 16 bytes (64 GiB); use CircularFused (64-bit header) for this heap of " +
+                          std::to_string(pool.bytes) + " bytes");
+    }
+    heap.units_ = static_cast<offset_type>(units);
+    const std::uint64_t per_sub = units / h;
+    std::uint32_t levels = 1;
+    while (levels < 40 && (per_sub / (levels + 1)) >> levels >= min_units) { ++levels; }
+    heap.levels_ = levels;
+    heap.root_ = static_cast<offset_type>(((per_sub / levels) >> (levels - 1)) << (levels - 1));
+    heap.sub_heaps_ = h;
+    heap.segments_ = h * levels;
+    char* base = static_cast<char*>(pool.data);
+    heap.current_ = reinterpret_cast<std::uint32_t*>(base);
+    heap.reg_ = heap.current_ + h;
+    heap.hint_ = reinterpret_cast<offset_type*>(base + (h * 4 + heap.segments_ * 4 + 7) / 8 * 8);
+    heap.base_ = base + control_bytes(h, 64ull * h);
+    heap.finalize_heap(stream);
+    return heap;
+  }
+
+  /// Host. Frees every allocation: rewrites the control words and the pre-split headers (a kernel
+  /// on `stream`). No kernel may be using the heap when the stream reaches it.
+  void finalize_heap(stream_ref stream)
+  {
+    launch_options one_lane;
+    one_lane.cpu_lanes = 1;
+    one_lane.stream = stream;
+    const std::uint64_t per_sub = (std::uint64_t{1} << levels_) - 1;
+    const std::uint64_t chunks = per_sub * sub_heaps_ + (units_ > std::uint64_t{segments_} * root_ ? 1 : 0);
+    launch(chunks, presplit{*this, per_sub}, one_lane);
+  }
+
+  /// Host. The policy owns no memory beside the pool.
+  void release(stream_ref) noexcept {}
+
+  /// Device. See the file comment.
+  DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
+  {
+    if (bytes > unit * units_) { return nullptr; }
+    const std::size_t units_needed = (bytes + header_bytes + unit - 1) / unit;
+    if (units_needed > units_) { return nullptr; }  // (also keeps need within offset_type)
+    const offset_type need = static_cast<offset_type>(units_needed);
+    const std::uint32_t sub = config::sub_heaps == 1 ? 0u : detail::sm_id() % sub_heaps_;
+    std::uint32_t first = detail::atomic_load_relaxed(current_[sub]);
+    for (int lap = 0; lap < 2; ++lap) {
+      std::uint32_t s = first;
+      for (std::uint32_t i = 0; i < segments_; ++i) {
+        const offset_type u = search(s, need, lap != 0);
+        if (u != no_chunk) {
+          if (s != first) {
+            detail::device_atomic<std::uint32_t>(current_[sub]).store(s, detail::memory_order_relaxed);
+          }
+          return base_ + unit * (u + 1);
+        }
+        s = s + 1 == segments_ ? 0 : s + 1;
+      }
+      if (lap == 0) { defragment(); }
+    }
+    return nullptr;
+  }
+
+  /// Device. See the file comment.
+  DEVALLOC_DEVICE free_result destroy(void* p) const noexcept
+  {
+    if (!owns(p)) { return free_result::invalid_pointer; }
+    const std::uintptr_t offset = static_cast<std::uintptr_t>(static_cast<char*>(p) - base_);
+    if (offset % unit != 0 || offset < unit) { return free_result::invalid_pointer; }
+    const offset_type u = offset / unit - 1;
+    void* h = header_at(u);
+    const detail::chunk_view v = Header::load(h);
+    if (v.state == detail::chunk_free || v.state == detail::chunk_absorbed) { return free_result::double_free; }
+    const std::uint32_t s = segment_of(u);
+    const offset_type end = segment_end(s);
+    if (v.state != detail::chunk_used || v.next <= u || v.next > end) { return free_result::invalid_pointer; }
+    if (detail::atomic_load_relaxed(reg_[s]) == 0) { return free_merging(h, u, v.next, s, end); }
+    return Header::release(h) ? free_result::freed : free_result::double_free;
+  }
+
+  DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
+
+  /// Host and device: p lies in the data area (not necessarily at a chunk).
+  DEVALLOC_HOST_DEVICE bool owns(const void* p) const noexcept
+  {
+    const char* c = static_cast<const char*>(p);
+    return base_ != nullptr && c >= base_ && c < base_ + unit * units_ + header_bytes;
+  }
+
+  /// Device. Chunks of `slot_bytes` the free memory holds (see the file comment).
+  DEVALLOC_DEVICE std::size_t available_slots(std::size_t slot_bytes) const noexcept
+  {
+    if (slot_bytes == 0 || slot_bytes > unit * units_) { return 0; }
+    const std::size_t units_needed = (slot_bytes + header_bytes + unit - 1) / unit;
+    if (units_needed > units_) { return 0; }
+    const offset_type need = static_cast<offset_type>(units_needed);
+    std::size_t slots = 0;
+    for (std::uint32_t s = 0; s < segments_; ++s) {
+      const offset_type end = segment_end(s);
+      offset_type run = 0;
+      for (offset_type u = segment_start(s); u < end;) {
+        const detail::chunk_view v = Header::load(header_at(u));
+        if (v.next <= u || v.next > end) { break; }  // only while the heap changes
+        if (v.state == detail::chunk_free) {
+          run += v.next - u;
+        } else {
+          slots += slots_in(run, need);
+          run = 0;
+        }
+        u = v.next;
+      }
+      slots += slots_in(run, need);
+    }
+    return slots;
+  }
+
+  /// Host. Same count, computed by one worker on the device (a kernel on `stream`).
+  std::size_t available_slots_host(std::size_t slot_bytes, stream_ref stream) const
+  {
+    auto* out = static_cast<std::size_t*>(detail::backend::allocate(sizeof(std::size_t), stream));
+    launch_options one_lane;
+    one_lane.cpu_lanes = 1;
+    one_lane.stream = stream;
+    launch(1, slot_counter{*this, slot_bytes, out}, one_lane);
+    std::size_t result = 0;
+    detail::backend::copy_to_host(&result, out, sizeof(result), stream);
+    detail::backend::deallocate(out, stream);
+    return result;
+  }
+
+  /// Host. E.g. "Circular<header=split, sub_heaps=1, min_presplit_bytes=256, max_frag=2>"
+  /// (CircularFused, CircularMulti, CircularFusedMulti for the others).
+  static std::string classname()
+  {
+    const bool fused = Header::max_units > 0xFFFFFFFFull;
+    return std::string("Circular") + (fused ? "Fused" : "") + (config::sub_heaps == 1 ? "" : "Multi") +
+           "<header=" + Header::name + ", sub_heaps=" +
+           (config::sub_heaps == 0 ? std::string("per-multiprocessor") : std::to_string(config::sub_heaps)) +
+           ", min_presplit_bytes=" + std::to_string(config::min_presplit_bytes) +
+           ", max_frag=" + std::to_string(config::max_frag) + ">";
+  }
+
+  // The kernels of the host functions (public: nvcc refuses private types as kernel template
+  // arguments).
+
+  /// Worker i writes the i-th pre-split header (eq. 1) and, per segment / sub-heap, the control words.
+  struct presplit {
+    basic_circular heap;
+    std::uint64_t per_sub;  // chunks per sub-heap: 2^L - 1
+    DEVALLOC_DEVICE void operator()(std::size_t i) const
+    {
+      const std::uint64_t sub = i / per_sub;
+      if (sub >= heap.sub_heaps_) {  // the leftover chunk
+        const offset_type u = heap.root_ * heap.segments_;
+        Header::init(heap.header_at(u), detail::chunk_free, heap.units_);
+        return;
+      }
+      const std::uint64_t k = i % per_sub + 1;  // 1-based index in the binary heap
+      std::uint32_t level = 0;
+      while ((k >> (level + 1)) != 0) { ++level; }
+      const offset_type size = heap.root_ >> level;
+      const std::uint32_t s = static_cast<std::uint32_t>(sub) * heap.levels_ + level;
+      const offset_type u = heap.segment_start(s) + static_cast<offset_type>(k - (std::uint64_t{1} << level)) * size;
+      Header::init(heap.header_at(u), detail::chunk_free, u + size);
+      if (u == heap.segment_start(s)) {
+        heap.reg_[s] = 0;
+        heap.hint_[s] = u;
+        if (level == 0) { heap.current_[sub] = s; }
+      }
+    }
+  };
+
+  struct slot_counter {
+    basic_circular heap;
+    std::size_t bytes;
+    std::size_t* out;
+    DEVALLOC_DEVICE void operator()(std::size_t) const { *out = heap.available_slots(bytes); }
+  };
+
+  // Geometry (host and device), for tests and diagnostics.
+  DEVALLOC_HOST_DEVICE std::uint32_t sub_heaps() const noexcept { return sub_heaps_; }
+  DEVALLOC_HOST_DEVICE std::uint32_t levels() const noexcept { return levels_; }
+  DEVALLOC_HOST_DEVICE std::uint32_t segments() const noexcept { return segments_; }
+  /// R: units of each segment (the last one also holds the leftover units).
+  DEVALLOC_HOST_DEVICE offset_type root_units() const noexcept { return root_; }
+  DEVALLOC_HOST_DEVICE offset_type total_units() const noexcept { return units_; }
+  /// The data area: chunk u's header is at data() + 16 u + 8, its payload at data() + 16 (u + 1).
+  DEVALLOC_HOST_DEVICE char* data() const noexcept { return base_; }
+  DEVALLOC_HOST_DEVICE offset_type segment_start(std::uint32_t s) const noexcept { return root_ * s; }
+  DEVALLOC_HOST_DEVICE offset_type segment_end(std::uint32_t s) const noexcept
+  {
+    return s + 1 == segments_ ? units_ : root_ * (s + 1);
+  }
+  DEVALLOC_HOST_DEVICE std::uint32_t segment_of(offset_type u) const noexcept
+  {
+    const offset_type s = u / root_;
+    return s >= segments_ ? segments_ - 1 : static_cast<std::uint32_t>(s);
+  }
+
+  /// Slots of `need` units in a free chunk of `units` units, as successive allocations of need
+  /// units carve it (split while at least need * max_frag units are left, then take it whole).
+  DEVALLOC_HOST_DEVICE static offset_type slots_in(offset_type units, offset_type need) noexcept
+  {
+    if (units < need) { return 0; }
+    if (std::uint64_t{units} < std::uint64_t{need} * config::max_frag) { return 1; }
+    return units / need - config::max_frag + 2;
+  }
+
+ private:
+  static constexpr offset_type no_chunk = ~offset_type{0};
+
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void* header_at(offset_type u) const noexcept
+  {
+    return base_ + unit * u + header_bytes;
+  }
+
+  /// Registers in segment s, searches it from its hint (from its start if `from_start`) to its
+  /// end, unregisters. Returns the claimed chunk or no_chunk.
+  DEVALLOC_DEVICE offset_type search(std::uint32_t s, offset_type need, bool from_start) const noexcept
+  {
+    const offset_type end = segment_end(s);
+    if (end - segment_start(s) < need) { return no_chunk; }
+    detail::device_atomic<std::uint32_t> reg(reg_[s]);
+    if ((reg.fetch_add(1, detail::memory_order_acquire) & merging) != 0) {  // a merge session: move on
+      reg.fetch_sub(1, detail::memory_order_relaxed);
+      return no_chunk;
+    }
+    // Acquire: the hint may name a remainder another walker just split off; its header is read whole.
+    offset_type u =
+      from_start ? segment_start(s) : detail::device_atomic<offset_type>(hint_[s]).load(detail::memory_order_acquire);
+    offset_type found = no_chunk;
+    while (u < end) {
+      void* h = header_at(u);
+      const detail::chunk_view v = Header::load(h);
+      if (v.state == detail::chunk_free && v.next - u >= need) {
+        if (!Header::claim(h, v)) { continue; }  // someone else changed it: read it again
+        const offset_type next = Header::claimed_next(h, v);
+        if (next - u < need) {  // split header: next changed before the claim
+          Header::unclaim(h, next);
+          continue;
+        }
+        offset_type after = next;
+        if (std::uint64_t{next - u} >= std::uint64_t{need} * config::max_frag) {
+          after = u + need;
+          Header::init(header_at(after), detail::chunk_free, next);
+          Header::set_next_owned(h, v, after);
+        }
+        detail::device_atomic<offset_type>(hint_[s]).store(after < end ? after : segment_start(s),
+                                                           detail::memory_order_release);
+        found = u;
+        break;
+      }
+      if (v.next <= u) { break; }  // never for a header (defensive: no endless walk)
+      u = v.next;
+    }
+    reg.fetch_sub(1, detail::memory_order_release);
+    return found;
+  }
+
+  /// destroy() when nobody walks segment s: takes its merge session if it still can, merges chunk
+  /// u (used, next offset `next`) with the free chunks behind it, and frees it.
+  DEVALLOC_DEVICE free_result free_merging(void* h, offset_type u, offset_type next, std::uint32_t s,
+                                           offset_type end) const noexcept
+  {
+    detail::device_atomic<std::uint32_t> reg(reg_[s]);
+    std::uint32_t idle = 0;
+    if (!reg.compare_exchange_strong(idle, merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+      return Header::release(h) ? free_result::freed : free_result::double_free;
+    }
+    // Merge session: nobody walks this segment, so the free chunks behind ours stay free.
+    const offset_type merged = absorb_free_run(next, end);
+    if (merged != next) {
+      Header::set_next(h, merged);
+      detail::device_atomic<offset_type>(hint_[s]).store(u, detail::memory_order_release);
+    }
+    const bool freed = Header::release(h);
+    reg.fetch_sub(merging, detail::memory_order_release);
+    return freed ? free_result::freed : free_result::double_free;
+  }
+
+  /// Merge session only: marks the free chunks from `u` on (up to `end`) absorbed and returns the
+  /// offset after them.
+  DEVALLOC_DEVICE offset_type absorb_free_run(offset_type u, offset_type end) const noexcept
+  {
+    while (u < end) {
+      void* h = header_at(u);
+      const detail::chunk_view v = Header::load(h);
+      if (v.state != detail::chunk_free || v.next <= u || v.next > end) { break; }
+      Header::mark_absorbed(h);
+      u = v.next;
+    }
+    return u;
+  }
+
+  /// The slow path of create(): merges the runs of free chunks of every segment nobody walks.
+  DEVALLOC_DEVICE void defragment() const noexcept
+  {
+    for (std::uint32_t s = 0; s < segments_; ++s) {
+      detail::device_atomic<std::uint32_t> reg(reg_[s]);
+      std::uint32_t idle = 0;
+      if (!reg.compare_exchange_strong(idle, merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+        continue;
+      }
+      const offset_type start = segment_start(s);
+      const offset_type end = segment_end(s);
+      for (offset_type u = start; u < end;) {
+        void* h = header_at(u);
+        const detail::chunk_view v = Header::load(h);
+        if (v.next <= u || v.next > end) { break; }
+        offset_type next = v.next;
+        if (v.state == detail::chunk_free) {
+          next = absorb_free_run(v.next, end);
+          if (next != v.next) { Header::set_next(h, next); }
+        }
+        u = next;
+      }
+      detail::device_atomic<offset_type>(hint_[s]).store(start, detail::memory_order_release);
+      reg.fetch_sub(merging, detail::memory_order_release);
+    }
+  }
+
+  std::uint32_t* current_ = nullptr;  // [sub_heaps]: the segment where a sub-heap's search starts
+  std::uint32_t* reg_ = nullptr;      // [segments]: walkers registered | merging
+  offset_type* hint_ = nullptr;       // [segments]: where a segment's search starts
+  char* base_ = nullptr;              // the data area
+  offset_type units_ = 0;             // chunks cover units [0, units_)
+  offset_type root_ = 0;              // R: units per segment
+  std::uint32_t sub_heaps_ = 1;
+  std::uint32_t levels_ = 1;
+  std::uint32_t segments_ = 1;
+};
+
+/// CMalloc (§5.2): 32-bit flag + 32-bit next (heaps up to 64 GiB), one offset.
+using Circular = basic_circular<detail::chunk_header_split, CircularConfig>;
+/// CFMalloc (§5.3): the flag fused into a 64-bit next word, one offset.
+using CircularFused = basic_circular<detail::chunk_header_fused, CircularConfig>;
+/// CMMalloc (§5.4): CMalloc with one sub-heap and offset per multiprocessor.
+using CircularMulti = basic_circular<detail::chunk_header_split, CircularMultiConfig>;
+/// CFMMalloc (§5.4): CFMalloc with one sub-heap and offset per multiprocessor.
+using CircularFusedMulti = basic_circular<detail::chunk_header_fused, CircularMultiConfig>;
+
+}  // namespace creation
+DEVALLOC_NAMESPACE_END

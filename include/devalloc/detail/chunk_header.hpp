@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// devalloc/detail/chunk_header.hpp
+//
+// The 8-byte chunk header of the Circular family (Vinkler & Havran, "Register Efficient Dynamic
+// Memory Allocator for GPUs", §5.2-5.4): a chunk's state and the offset of the next chunk, in the
+// 8 bytes before its payload. Two layouts with one interface, so that creation/circular.hpp is
+// written once:
+//
+//   chunk_header_split  CMalloc's header: a 32-bit flag word and a 32-bit next word (in 16-byte
+//                       units: heaps up to 64 GiB). A claim is one CAS on the flag word; the next
+//                       word is re-read by the winner.
+//   chunk_header_fused  CFMalloc's header: the flag fused into the next offset, one 64-bit word
+//                       (next << 2 | state; heaps of any size). A claim is one CAS on that word,
+//                       which validates the state and the next offset read together.
+//
+// States: free (can be claimed), used (owned by an allocation or by the worker that claimed it),
+// absorbed (was a header, merged into the chunk before it; kept only for double-free reports).
+// Zeroed memory is no state (0), so a pointer into memory that never held a header is not "used".
+//
+// Who may do what (the safety argument is in creation/circular.hpp and docs/cmalloc.md):
+//   * claim (free -> used): any worker that read `free` at a location that is a chunk boundary
+//     for the whole time it holds the offset (circular.hpp's segment registration guarantees it).
+//   * set_next_owned / unclaim: only the worker that owns the used chunk (its claimer, to split
+//     it or to give it back unsplit).
+//   * release (used -> free): the owner of the allocation (dealloc); a CAS, so a concurrent
+//     second free of the same pointer fails and is reported.
+//   * set_next / mark_absorbed: only a worker that holds its segment's merge session, during
+//     which no other worker reads or claims headers in that segment.
+// Every function here is one atomic access on the header's words, with the memory order named.
+#pragma once
+
+#include <cstdint>
+
+#include "atomic.hpp"
+#include "platform.hpp"
+
+DEVALLOC_NAMESPACE_BEGIN
+namespace detail {
+
+/// A chunk's state as stored in its header (2 bits).
+enum chunk_state : std::uint32_t { chunk_none = 0, chunk_free = 1, chunk_used = 2, chunk_absorbed = 3 };
+
+/// A header as read: the state and the next chunk's offset in 16-byte units. `raw` is what a
+/// validating CAS compares against (the whole word for the fused layout, the flag for the split one).
+struct chunk_view {
+  std::uint32_t state;
+  std::uint64_t next;
+  std::uint64_t raw;
+};
+
+/// CMalloc's header: [u32 flag][u32 next] (Algorithm 3's HEADER_SIZE = 8, NEXT_OFS = 4).
+struct chunk_header_split {
+  static constexpr const char* name = "split";
+  using offset_type = std::uint32_t;
+  /// Largest next offset the header can hold, in 16-byte units (64 GiB).
+  static constexpr std::uint64_t max_units = 0xFFFFFFFFull;
+
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint32_t* flag(void* h) noexcept
+  {
+    return static_cast<std::uint32_t*>(h);
+  }
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint32_t* next_word(void* h) noexcept
+  {
+    return static_cast<std::uint32_t*>(h) + 1;
+  }
+
+  /// The flag (acquire: a header published by a split is read whole), then the next word.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static chunk_view load(void* h) noexcept
+  {
+    const std::uint32_t f = device_atomic<std::uint32_t>(*flag(h)).load(memory_order_acquire);
+    const std::uint32_t n = device_atomic<std::uint32_t>(*next_word(h)).load(memory_order_acquire);
+    return {f, n, f};
+  }
+  /// free -> used. The next word may have changed since `v` was read (the flag may have gone
+  /// used -> free meanwhile): the winner re-reads it with claimed_next().
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool claim(void* h, const chunk_view& v) noexcept
+  {
+    std::uint32_t expected = static_cast<std::uint32_t>(v.raw);
+    return device_atomic<std::uint32_t>(*flag(h)).compare_exchange_strong(expected, chunk_used, memory_order_acquire,
+                                                                          memory_order_relaxed);
+  }
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t claimed_next(void* h, const chunk_view&) noexcept
+  {
+    return device_atomic<std::uint32_t>(*next_word(h)).load(memory_order_relaxed);
+  }
+  /// Owner: gives back a chunk it claimed but cannot use (used -> free).
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void unclaim(void* h, std::uint64_t) noexcept
+  {
+    device_atomic<std::uint32_t>(*flag(h)).store(chunk_free, memory_order_release);
+  }
+  /// Writes a header nobody can reach yet (the remainder of a split, before it is linked).
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void init(void* h, std::uint32_t state, std::uint64_t next) noexcept
+  {
+    device_atomic<std::uint32_t>(*next_word(h)).store(static_cast<std::uint32_t>(next), memory_order_relaxed);
+    device_atomic<std::uint32_t>(*flag(h)).store(state, memory_order_relaxed);
+  }
+  /// Owner of a used chunk: links a new next chunk (release: its header, written by init(), is
+  /// visible to whoever reads this next offset).
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next_owned(void* h, const chunk_view&,
+                                                                  std::uint64_t next) noexcept
+  {
+    device_atomic<std::uint32_t>(*next_word(h)).store(static_cast<std::uint32_t>(next), memory_order_release);
+  }
+  /// Merge session: a new next offset, whatever the state (only a second free can race; it
+  /// changes the flag only).
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next(void* h, std::uint64_t next) noexcept
+  {
+    device_atomic<std::uint32_t>(*next_word(h)).store(static_cast<std::uint32_t>(next), memory_order_release);
+  }
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void mark_absorbed(void* h) noexcept
+  {
+    device_atomic<std::uint32_t>(*flag(h)).store(chunk_absorbed, memory_order_relaxed);
+  }
+  /// used -> free (release: the freed chunk's contents are ordered before its next claim). False
+  /// if the chunk is not used any more (a concurrent second free won).
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool release(void* h) noexcept
+  {
+    std::uint32_t expected = chunk_used;
+    return device_atomic<std::uint32_t>(*flag(h)).compare_exchange_strong(expected, chunk_free, memory_order_release,
+                                                                          memory_order_relaxed);
+  }
+};
+
+/// CFMalloc's header: one 64-bit word, next << 2 | state.
+struct chunk_header_fused {
+  static constexpr const char* name = "fused";
+  using offset_type = std::uint64_t;
+  static constexpr std::uint64_t max_units = ~0ull >> 2;
+
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t& word(void* h) noexcept
+  {
+    return *static_cast<std::uint64_t*>(h);
+  }
+  DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE static constexpr std::uint64_t pack(std::uint32_t state,
+                                                                                std::uint64_t next) noexcept
+  {
+    return next << 2 | state;
+  }
+
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static chunk_view load(void* h) noexcept
+  {
+    const std::uint64_t w = device_atomic<std::uint64_t>(word(h)).load(memory_order_acquire);
+    return {static_cast<std::uint32_t>(w & 3u), w >> 2, w};
+  }
+  /// (free, next) -> (used, next): succeeds only if state and next are still what was read.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool claim(void* h, const chunk_view& v) noexcept
+  {
+    std::uint64_t expected = v.raw;
+    return device_atomic<std::uint64_t>(word(h)).compare_exchange_strong(expected, pack(chunk_used, v.next),
+                                                                         memory_order_acquire, memory_order_relaxed);
+  }
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t claimed_next(void*, const chunk_view& v) noexcept
+  {
+    return v.next;
+  }
+  /// Owner: gives back a chunk it claimed (its next offset is `next`) unsplit.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void unclaim(void* h, std::uint64_t next) noexcept
+  {
+    device_atomic<std::uint64_t>(word(h)).store(pack(chunk_free, next), memory_order_release);
+  }
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void init(void* h, std::uint32_t state, std::uint64_t next) noexcept
+  {
+    device_atomic<std::uint64_t>(word(h)).store(pack(state, next), memory_order_relaxed);
+  }
+  /// Owner: (used, old next) -> (used, next). Only the owner changes a used chunk's word (a second
+  /// free of a pointer not yet returned to its caller is impossible), so a store is enough.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next_owned(void* h, const chunk_view&,
+                                                                  std::uint64_t next) noexcept
+  {
+    device_atomic<std::uint64_t>(word(h)).store(pack(chunk_used, next), memory_order_release);
+  }
+  /// Merge session: replaces the next offset and keeps the state (CAS loop: a concurrent second
+  /// free may change the state; nothing else can change the word meanwhile).
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next(void* h, std::uint64_t next) noexcept
+  {
+    device_atomic<std::uint64_t> w(word(h));
+    std::uint64_t old = w.load(memory_order_relaxed);
+    while (!w.compare_exchange_weak(old, pack(static_cast<std::uint32_t>(old & 3u), next), memory_order_release,
+                                    memory_order_relaxed)) {}
+  }
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void mark_absorbed(void* h) noexcept
+  {
+    device_atomic<std::uint64_t>(word(h)).fetch_or(chunk_absorbed, memory_order_relaxed);
+  }
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool release(void* h) noexcept
+  {
+    device_atomic<std::uint64_t> w(word(h));
+    std::uint64_t old = w.load(memory_order_relaxed);
+    while ((old & 3u) == chunk_used) {
+      if (w.compare_exchange_weak(old, (old & ~std::uint64_t{3}) | chunk_free, memory_order_release,
+                                  memory_order_relaxed)) {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace detail
+DEVALLOC_NAMESPACE_END

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// tests/circular/circular_tests.cpp
+//
+// Tests of the Circular family (creation/circular.hpp: CMalloc, CFMalloc, CMMalloc, CFMMalloc)
+// and UnsafeWrap (creation/unsafe_wrap.hpp) beyond the conformance suite: the pre-split binary
+// heap (eq. 1), split and merge, MAX_FRAG, reuse after free, the defragmenting slow path,
+// concurrent alloc/free with divergent lanes, OOM counts and slots before/after free-all, bad
+// input, per-multiprocessor sub-heaps, and the wrap under concurrency. One source for both
+// backends (g++ and, through a one-line .cu, nvcc); launches live in free functions.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <devalloc/creation/circular.hpp>
+#include <devalloc/creation/unsafe_wrap.hpp>
+#include <devalloc/devalloc.hpp>
+
+#include "../support/misuse.hpp"
+#include "../support/scenarios.hpp"
+
+namespace devalloc::circular_testing {
+namespace {
+
+using namespace devalloc::testing;
+
+struct chunk_record {
+  std::uint64_t u;
+  std::uint32_t state;
+  std::uint64_t next;
+};
+
+/// The chunk list of the whole heap as one worker reads it (start offset, state, next offset).
+template <class Allocator>
+std::vector<chunk_record> chunks_of(Allocator& allocator)
+{
+  using creation_type = typename Allocator::creation_policy;
+  using header = typename creation_type::header;
+  const creation_type c = allocator.handle().creation();
+  const std::size_t capacity = c.total_units() + 1;
+  buffer<std::uint64_t> out(3 * capacity + 1);
+  std::uint64_t* o = out.data();
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) {
+    std::uint64_t n = 0;
+    for (std::uint64_t u = 0; u < c.total_units() && n < capacity;) {
+      const detail::chunk_view v = header::load(c.data() + 16 * u + 8);
+      o[1 + 3 * n] = u;
+      o[2 + 3 * n] = v.state;
+      o[3 + 3 * n] = v.next;
+      ++n;
+      if (v.next <= u) { break; }
+      u = v.next;
+    }
+    o[0] = n;
+  });
+  const std::vector<std::uint64_t> host = out.to_host();
+  std::vector<chunk_record> result;
+  for (std::uint64_t k = 0; k < host[0]; ++k) {
+    result.push_back({host[1 + 3 * k], static_cast<std::uint32_t>(host[2 + 3 * k]), host[3 + 3 * k]});
+  }
+  return result;
+}
+
+template <class Allocator>
+std::uint64_t unit_of(Allocator& allocator, std::uintptr_t p)
+{
+  return (p - reinterpret_cast<std::uintptr_t>(allocator.handle().creation().data())) / 16 - 1;
+}
+
+/// Worker i of `workers` allocates `bytes` once (lane 0 of each warp only, if `one_per_warp`) and
+/// records the pointer and its multiprocessor id.
+template <class Allocator>
+void alloc_with_sm(Allocator& allocator, std::size_t workers, std::size_t bytes, std::vector<std::uintptr_t>& ptrs,
+                   std::vector<std::uint32_t>& sms)
+{
+  auto handle = allocator.handle();
+  buffer<std::uintptr_t> p(workers);
+  buffer<std::uint32_t> s(workers);
+  std::uintptr_t* pp = p.data();
+  std::uint32_t* ss = s.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
+    ss[i] = detail::sm_id();
+    pp[i] = reinterpret_cast<std::uintptr_t>(handle.alloc(bytes));
+  });
+  ptrs = p.to_host();
+  sms = s.to_host();
+}
+
+/// `workers` workers each allocate chunks of `bytes` in a loop of `rounds` until the request
+/// total exceeds the heap several times (UnsafeWrap); returns nullptrs and misplaced pointers.
+template <class Allocator>
+std::pair<unsigned long long, unsigned long long> wrap_storm(Allocator& allocator, std::size_t workers,
+                                                             std::size_t rounds, std::size_t bytes)
+{
+  auto handle = allocator.handle();
+  const char* lo = handle.creation().data();
+  const char* hi = lo + handle.creation().capacity();
+  buffer<unsigned long long> c(2);
+  unsigned long long* cc = c.data();
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t) {
+    for (std::size_t r = 0; r < rounds; ++r) {
+      char* p = static_cast<char*>(handle.alloc(bytes));
+      if (p == nullptr) {
+        count(cc[0]);
+      } else if (p < lo || p + bytes > hi || reinterpret_cast<std::uintptr_t>(p) % 16 != 0) {
+        count(cc[1]);
+      }
+      handle.dealloc(p);
+    }
+  });
+  return {c.get(0), c.get(1)};
+}
+
+template <class A>
+class CircularFamily : public ::testing::Test {};
+
+using circular_presets =
+  ::testing::Types<presets::circular, presets::circular_fused, presets::circular_multi, presets::circular_fused_multi>;
+TYPED_TEST_SUITE(CircularFamily, circular_presets);
+
+constexpr std::size_t small_heap = 1u << 20;
+
+TYPED_TEST(CircularFamily, PresplitIsTheBinaryHeapOfEquationOne)
+{
+  TypeParam allocator(small_heap);
+  const auto c = allocator.handle().creation();
+  const std::vector<chunk_record> chunks = chunks_of(allocator);
+  const std::uint64_t R = c.root_units();
+  const std::uint32_t L = c.levels();
+  ASSERT_GE(L, 1u);
+  ASSERT_EQ(c.segments(), c.sub_heaps() * L);
+  EXPECT_GE((R >> (L - 1)) * 16, TypeParam::creation_policy::config::min_presplit_bytes);
+  // Walk the chunks in order: sub-heap h, level l has 2^l chunks of R / 2^l units (C(i) = R / 2^floor(log2 i)).
+  std::size_t k = 0;
+  std::uint64_t u = 0;
+  for (std::uint32_t s = 0; s < c.segments(); ++s) {
+    const std::uint32_t level = s % L;
+    for (std::uint64_t j = 0; j < (std::uint64_t{1} << level); ++j, ++k) {
+      ASSERT_LT(k, chunks.size());
+      EXPECT_EQ(chunks[k].u, u);
+      EXPECT_EQ(chunks[k].state, detail::chunk_free);
+      EXPECT_EQ(chunks[k].next - chunks[k].u, R >> level) << "segment " << s << " chunk " << j;
+      u = chunks[k].next;
+    }
+  }
+  if (u < c.total_units()) {  // the leftover chunk
+    ASSERT_EQ(chunks.size(), k + 1);
+    EXPECT_EQ(chunks[k].next, c.total_units());
+  } else {
+    EXPECT_EQ(chunks.size(), k);
+  }
+  EXPECT_LT(c.total_units() - c.segments() * R, c.sub_heaps() * ((std::uint64_t{L} << L) + L + 1))
+    << "too much left over";
+}
+
+TYPED_TEST(CircularFamily, AllocationSplitsAndFreeMergesBack)
+{
+  TypeParam allocator(small_heap);
+  const auto c = allocator.handle().creation();
+  const std::vector<chunk_record> before = chunks_of(allocator);
+  // 100 bytes, padded to 112 by Shrink<16>: need = (112 + 8 + 15) / 16 = 8 units.
+  const std::uintptr_t p = single_alloc(allocator, 100);
+  ASSERT_NE(p, 0u);
+  EXPECT_EQ(p % 16, 0u);
+  const std::uint64_t u = unit_of(allocator, p);
+  const auto where = std::find_if(before.begin(), before.end(), [&](const chunk_record& r) { return r.u == u; });
+  ASSERT_NE(where, before.end()) << "the allocation does not start at a pre-split chunk";
+  const std::vector<chunk_record> split = chunks_of(allocator);
+  EXPECT_EQ(split.size(), before.size() + 1) << "the chunk was not split";
+  const auto it = std::find_if(split.begin(), split.end(), [&](const chunk_record& r) { return r.u == u; });
+  ASSERT_NE(it, split.end());
+  EXPECT_EQ(it->state, detail::chunk_used);
+  EXPECT_EQ(it->next, u + 8);
+  EXPECT_EQ((it + 1)->state, detail::chunk_free);
+  EXPECT_EQ((it + 1)->next, where->next);
+
+  single_dealloc(allocator, p);
+  const std::vector<chunk_record> merged = chunks_of(allocator);
+  EXPECT_EQ(merged.size(), before.size()) << "free did not merge the chunk with its free remainder";
+  const auto m = std::find_if(merged.begin(), merged.end(), [&](const chunk_record& r) { return r.u == u; });
+  ASSERT_NE(m, merged.end());
+  EXPECT_EQ(m->state, detail::chunk_free);
+  EXPECT_EQ(m->next, where->next);
+  // Reuse after free: the next request of the same size gets the same chunk back (hint = merged
+  // chunk), when it comes from the same sub-heap (on a GPU the next launch may run on another SM).
+  if (c.sub_heaps() == 1 || DEVALLOC_BACKEND_CPU) { EXPECT_EQ(single_alloc(allocator, 100), p); }
+}
+
+TYPED_TEST(CircularFamily, ChunksBelowMaxFragTimesTheRequestAreTakenWhole)
+{
+  TypeParam allocator(small_heap);
+  const auto c = allocator.handle().creation();
+  // A request of a little more than half the first segment: its chunk (R units) is taken whole.
+  const std::uint64_t R = c.root_units();
+  const std::size_t bytes = static_cast<std::size_t>((R / 2 + 1) * 16);
+  const std::size_t chunks_before = chunks_of(allocator).size();
+  const std::uintptr_t p = single_alloc(allocator, bytes);
+  ASSERT_NE(p, 0u);
+  const std::uint64_t u = unit_of(allocator, p);
+  const std::vector<chunk_record> after = chunks_of(allocator);
+  EXPECT_EQ(after.size(), chunks_before) << "a chunk of less than max_frag x the request was split";
+  const auto it = std::find_if(after.begin(), after.end(), [&](const chunk_record& r) { return r.u == u; });
+  ASSERT_NE(it, after.end());
+  EXPECT_EQ(it->next - it->u, R);
+  EXPECT_EQ(TypeParam::creation_policy::slots_in(R, R / 2 + 2), 1u);
+  EXPECT_EQ(TypeParam::creation_policy::slots_in(100, 10), 10u);
+  EXPECT_EQ(TypeParam::creation_policy::slots_in(9, 10), 0u);
+  single_dealloc(allocator, p);
+}
+
+TYPED_TEST(CircularFamily, ConcurrentAllocAndFreeWithDivergentLanesNeverOverlap)
+{
+  TypeParam allocator(small_heap);
+  // Small heap, many workers: splits, merges, merge sessions refused, defragmentation and OOM all happen.
+  for (int round = 0; round < 3; ++round) {
+    const auto r = live_allocations(allocator, 512, 6, mixed_size{700}, data_dependent_loop{});
+    EXPECT_EQ(r.pattern_errors, 0u);
+    EXPECT_EQ(r.overlaps, 0u);
+    EXPECT_EQ(r.misaligned, 0u);
+    unsigned long long nulls = 0;
+    EXPECT_EQ(churn(allocator, 512, 6, mixed_size{400}, &nulls), 0u) << "a chunk was handed out twice";
+    const auto odd = live_allocations(allocator, 512, 3, mixed_size{3000}, every_other_lane{});
+    EXPECT_EQ(odd.pattern_errors, 0u);
+    EXPECT_EQ(odd.overlaps, 0u);
+  }
+  EXPECT_EQ(allocator.stats().invalid_frees + allocator.stats().double_frees, 0u);
+  // Everything was freed: the whole heap is available again (runs of free chunks count as one).
+  TypeParam fresh(small_heap);
+  EXPECT_EQ(allocator.getAvailableSlots(64), fresh.getAvailableSlots(64));
+}
+
+TYPED_TEST(CircularFamily, OutOfMemoryCountsAndSlotsBeforeAndAfterFreeAll)
+{
+  TypeParam allocator(small_heap);
+  constexpr std::size_t chunk = 48;
+  const std::size_t slots_before = allocator.getAvailableSlots(chunk);
+  EXPECT_EQ(slots_before, device_available_slots(allocator, chunk));
+  heap_filler<TypeParam> filler(allocator, chunk, 128);
+  const fill_result first = filler.fill();
+  EXPECT_EQ(first.workers_that_saw_null, 128u);
+  EXPECT_EQ(allocator.stats().failed_allocations, 128u);
+  EXPECT_EQ(first.overlaps, 0u);
+  EXPECT_EQ(first.pattern_errors, 0u);
+  EXPECT_LE(first.chunks, slots_before);
+  EXPECT_GE(first.chunks, slots_before * 3 / 4) << "more than a quarter of the heap was wasted";
+  EXPECT_LE(allocator.getAvailableSlots(chunk), slots_before - first.chunks);
+  filler.free_fill();
+  EXPECT_EQ(allocator.getAvailableSlots(chunk), slots_before) << "memory was lost by freeing";
+  const fill_result again = filler.fill();
+  EXPECT_GE(again.chunks, first.chunks * 9 / 10);
+  EXPECT_EQ(again.overlaps, 0u);
+  filler.free_fill();
+  // One request of a whole segment after the chunks were freed by many workers: the merge runs
+  // (or the defragmenting slow path) give the segment back as one chunk.
+  const auto c = allocator.handle().creation();
+  const std::size_t segment_bytes = static_cast<std::size_t>(c.root_units()) * 16 - 8;
+  const std::uintptr_t big = single_alloc(allocator, segment_bytes);
+  EXPECT_NE(big, 0u) << "free chunks of a segment were not merged back into one";
+  single_dealloc(allocator, big);
+  EXPECT_EQ(single_alloc(allocator, segment_bytes + 16 * c.total_units()), 0u);
+}
+
+TYPED_TEST(CircularFamily, BadPointersAreReportedAndChangeNothing)
+{
+  TypeParam allocator(small_heap);
+  const std::uintptr_t p = alloc_patterned(allocator, 64, 7u);
+  const std::uintptr_t q = single_alloc(allocator, 64);
+  ASSERT_NE(p, 0u);
+  ASSERT_NE(q, 0u);
+  single_dealloc(allocator, p + 8);  // not 16-aligned
+  single_dealloc(allocator, p + 1);
+  EXPECT_EQ(allocator.stats().invalid_frees, 2u);
+  const std::uintptr_t data = reinterpret_cast<std::uintptr_t>(allocator.handle().creation().data());
+  single_dealloc(allocator, data - 64);  // the control words: not owned
+  EXPECT_EQ(allocator.stats().invalid_frees, 3u);
+  single_dealloc(allocator, q);
+  single_dealloc(allocator, q);  // double free: the header is free (or absorbed)
+  EXPECT_EQ(allocator.stats().double_frees, 1u);
+  EXPECT_EQ(pattern_errors_at(allocator, p, 64, 7u), 0u);
+  single_dealloc(allocator, p);
+  EXPECT_EQ(allocator.stats().double_frees, 1u);
+  EXPECT_EQ(allocator.stats().invalid_frees, 3u);
+  EXPECT_THROW(allocator.check_errors(), devalloc::error);
+}
+
+TYPED_TEST(CircularFamily, MultiVariantsServeEachMultiprocessorFromItsSubHeap)
+{
+  TypeParam allocator(8u << 20);
+  const auto c = allocator.handle().creation();
+  std::vector<std::uintptr_t> ptrs;
+  std::vector<std::uint32_t> sms;
+  alloc_with_sm(allocator, 2048, 64, ptrs, sms);
+  std::size_t home = 0, total = 0;
+  for (std::size_t i = 0; i < ptrs.size(); ++i) {
+    if (ptrs[i] == 0) { continue; }
+    ++total;
+    const std::uint32_t sub = c.segment_of(unit_of(allocator, ptrs[i])) / c.levels();
+    home += sub == sms[i] % c.sub_heaps();
+  }
+  EXPECT_EQ(total, ptrs.size());
+  if (TypeParam::creation_policy::config::sub_heaps == 1) {
+    EXPECT_EQ(c.sub_heaps(), 1u);
+  } else {
+    EXPECT_GT(c.sub_heaps(), 1u);
+    EXPECT_EQ(home, total) << "an allocation left its multiprocessor's sub-heap although it had room";
+  }
+  dealloc_each(allocator, ptrs);
+}
+
+TEST(Circular, SplitHeaderRefusesHeapsAboveSixtyFourGiB)
+{
+  // The check comes before the heap is touched, so a pool that does not exist is enough.
+  const pool_span huge{reinterpret_cast<void*>(std::uintptr_t{1} << 20), (std::size_t{65} << 30)};
+  EXPECT_THROW((void)creation::Circular::init_heap(huge, stream_ref{}), devalloc::error);
+}
+
+TEST(UnsafeWrapPolicy, WrapsUnderConcurrencyAndStaysInsideTheHeap)
+{
+  presets::unsafe_wrap allocator(64u << 10);
+  // 1024 workers x 16 requests of 256 B = 4 MiB through a 64 KiB heap: many concurrent wraps.
+  const auto r = wrap_storm(allocator, 1024, 16, 256);
+  EXPECT_EQ(r.first, 0u) << "a wrapping policy returned nullptr for a request that fits";
+  EXPECT_EQ(r.second, 0u) << "a pointer outside the data area or misaligned";
+  EXPECT_EQ(allocator.stats().failed_allocations, 0u);
+  EXPECT_EQ(single_alloc(allocator, (64u << 10) + 1), 0u);
+}
+
+}  // namespace
+}  // namespace devalloc::circular_testing
