@@ -78,9 +78,21 @@ struct ScatterSimdFactory : default_factory<presets::scatter_simd> {
   static constexpr const char* name = "Scatter_XMallocSIMD";
 };
 
+// --- FDGMalloc (issue 14) ---
+struct FdgFactory : default_factory<presets::fdg> {
+  static constexpr const char* name = "FDGMalloc_Scatter";
+};
+struct FdgDirectFactory : default_factory<presets::fdg_direct> {
+  static constexpr const char* name = "FDGMalloc_Direct_Scatter";
+};
+struct FdgCudaFactory : default_factory<presets::fdg_cuda> {
+  static constexpr const char* name = "FDGMalloc_DeviceMalloc";
+};
+
 // New allocator configurations: add a factory above and list it here.
 using all_factories = ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory,
-                                       ScatterFactory, ScatterNoResetFactory, ScatterSimdFactory>;
+                                       ScatterFactory, ScatterNoResetFactory, ScatterSimdFactory,
+                                       /* FDGMalloc (issue 14): */ FdgFactory, FdgDirectFactory, FdgCudaFactory>;
 
 struct factory_names {
   template <class Factory>
