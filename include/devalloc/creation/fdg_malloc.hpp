@@ -689,37 +689,56 @@ class FDGMalloc {
   DEVALLOC_DEVICE void* alloc_group(std::uint32_t group, header* h, std::size_t bytes) const noexcept
   {
     constexpr u64 data = sizeof(fdg_detail::superblock_head);
+    if (!Config::use_superblocks) { return alloc_direct(group, h, bytes); }
+    std::uint32_t pending = group;
+    for (unsigned attempt = 0;; ++attempt) {
+      // Phase 1: the current superblock, one atomic add for the pending lanes.
+      u64 below = 0;
+      const u64 total = detail::group_sum<u64>(pending, bytes, below);
+      if (total > superblock_capacity) { return alloc_direct(pending, h, bytes); }
+      const unsigned worker = detail::highest_bit(pending);
+      u64 sb = 0, old = superblock_capacity;
+      if (detail::lane_id() == worker) {
+        sb = detail::device_atomic<u64>(h->current).load(detail::memory_order_acquire);
+        if (sb != 0) {
+          detail::device_atomic<u64> allocated(reinterpret_cast<fdg_detail::superblock_head*>(sb)->allocated);
+          old = allocated.load(detail::memory_order_relaxed);
+          if (old < superblock_capacity) { old = allocated.fetch_add(total, detail::memory_order_relaxed); }
+        }
+      }
+      sb = detail::shuffle(pending, sb, worker);
+      old = detail::shuffle(pending, old, worker);
+      const bool fits = sb != 0 && old + below + bytes <= superblock_capacity;
+      const std::uint32_t rest = detail::ballot(pending, !fits);
+      if (fits) { return reinterpret_cast<void*>(sb + data + old + below); }
+      // Phase 2: the lanes that did not fit vote again. If another group has opened a superblock
+      // meanwhile, they try that one (a bounded number of times: each retry means another group
+      // progressed); otherwise their worker opens the next superblock for them.
+      pending = rest;
+      u64 below2 = 0;
+      const u64 total2 = detail::group_sum<u64>(pending, bytes, below2);
+      const unsigned worker2 = detail::highest_bit(pending);
+      u64 fresh = 0;
+      if (detail::lane_id() == worker2) {
+        const u64 now = detail::device_atomic<u64>(h->current).load(detail::memory_order_acquire);
+        fresh = now != sb && now != 0 && attempt < 8 ? 1 : open_superblock(*h, total2, sb);
+      }
+      fresh = detail::shuffle(pending, fresh, worker2);
+      if (fresh == 1) { continue; }
+      return fresh != 0 ? reinterpret_cast<void*>(fresh + data + below2) : nullptr;
+    }
+  }
+
+  /// The lanes of `group`: one chunk of the underlying allocator for all of them (§3.3 large
+  /// requests, or every request without superblocks), at prefix offsets.
+  DEVALLOC_DEVICE void* alloc_direct(std::uint32_t group, header* h, std::size_t bytes) const noexcept
+  {
     u64 below = 0;
     const u64 total = detail::group_sum<u64>(group, bytes, below);
     const unsigned worker = detail::highest_bit(group);
-    const bool is_worker = detail::lane_id() == worker;
-    if (!Config::use_superblocks || total > superblock_capacity) {
-      u64 base = is_worker ? direct_chunk(*h, total) : 0;
-      base = detail::shuffle(group, base, worker);
-      return base != 0 ? reinterpret_cast<void*>(base + below) : nullptr;
-    }
-    // Phase 1: the current superblock, one atomic add for the group.
-    u64 sb = 0, old = superblock_capacity;
-    if (is_worker) {
-      sb = detail::device_atomic<u64>(h->current).load(detail::memory_order_acquire);
-      if (sb != 0) {
-        detail::device_atomic<u64> allocated(reinterpret_cast<fdg_detail::superblock_head*>(sb)->allocated);
-        old = allocated.load(detail::memory_order_relaxed);
-        if (old < superblock_capacity) { old = allocated.fetch_add(total, detail::memory_order_relaxed); }
-      }
-    }
-    sb = detail::shuffle(group, sb, worker);
-    old = detail::shuffle(group, old, worker);
-    const bool fits = sb != 0 && old + below + bytes <= superblock_capacity;
-    const std::uint32_t rest = detail::ballot(group, !fits);
-    if (fits) { return reinterpret_cast<void*>(sb + data + old + below); }
-    // Phase 2: the lanes that did not fit vote again; their worker opens the next superblock.
-    u64 below2 = 0;
-    const u64 total2 = detail::group_sum<u64>(rest, bytes, below2);
-    const unsigned worker2 = detail::highest_bit(rest);
-    u64 fresh = detail::lane_id() == worker2 ? open_superblock(*h, total2, sb) : 0;
-    fresh = detail::shuffle(rest, fresh, worker2);
-    return fresh != 0 ? reinterpret_cast<void*>(fresh + data + below2) : nullptr;
+    u64 base = detail::lane_id() == worker ? direct_chunk(*h, total) : 0;
+    base = detail::shuffle(group, base, worker);
+    return base != 0 ? reinterpret_cast<void*>(base + below) : nullptr;
   }
 
   Underlying under_{};
