@@ -114,6 +114,14 @@ struct sizes {
   }
 };
 
+/// 16..256 B, multiples of 16 (AHeadersMemoryIsContiguous).
+struct sized {
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
+  {
+    return std::size_t{16} * (1 + pattern_seed(i, k) % 16);
+  }
+};
+
 struct warp_run {
   std::vector<std::uintptr_t> pointers;  // worker-major, per_worker each
   std::vector<std::uintptr_t> headers;   // per worker: the header keep() returned
@@ -257,13 +265,8 @@ TEST(FDGMalloc, AHeadersMemoryIsContiguous)
   // header's allocations tile one gap-free range (in lane order on a GPU, where the lanes of a
   // warp call converged; on the CPU emulator they call in random subsets, which share the range).
   fdg_scatter allocator(heap_bytes);
-  const auto size = [](std::size_t i, std::size_t k) { return std::size_t{16} * (1 + pattern_seed(i, k) % 16); };
-  struct sized {
-    DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const
-    {
-      return std::size_t{16} * (1 + pattern_seed(i, k) % 16);
-    }
-  };
+  const sized size{};
+
   const warp_run r = start_alloc_keep_resume_end(allocator, workers, 2, sized{});
   ASSERT_EQ(r.nulls, 0u);
   std::map<std::uintptr_t, std::vector<std::pair<std::uintptr_t, std::size_t>>> by_header;
