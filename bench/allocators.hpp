@@ -28,7 +28,12 @@
   X(cuda_malloc, "cuda-malloc", devalloc::presets::device_malloc, "CUDA's built-in device malloc/free (baseline)") \
   X(bump,        "bump",        devalloc::presets::bump,          "AtomicMalloc: one atomic add, no reuse before reset()") \
   X(scatter,     "scatter",     devalloc::presets::scatter,       "ScatterAlloc (Steinberger et al. 2012), default configuration") \
-  X(scatter_simd, "scatter-simd", devalloc::presets::scatter_simd, "ScatterAlloc + XMallocSIMD warp coalescing")
+  X(scatter_simd, "scatter-simd", devalloc::presets::scatter_simd, "ScatterAlloc + XMallocSIMD warp coalescing") \
+  /* FDGMalloc (Widmer et al. 2013; issue 14) */ \
+  X(fdg,         "fdg",         devalloc::presets::fdg,           "FDGMalloc over Scatter: warp superblocks, freed all at once") \
+  X(fdg_direct,  "fdg-direct",  devalloc::presets::fdg_direct,    "FDGMalloc over Scatter without superblocks (one request per warp group)") \
+  X(fdg_cuda,    "fdg-cuda",    devalloc::presets::fdg_cuda,      "FDGMalloc over CUDA's malloc (the paper's)") \
+  X(fdg_cuda_direct, "fdg-cuda-direct", devalloc::presets::fdg_cuda_direct, "FDGMalloc over CUDA's malloc without superblocks (the paper's second variant)")
 // clang-format on
 
 namespace devalloc_bench {
@@ -55,10 +60,16 @@ void for_each_entry(F&& f)
 #undef DEVALLOC_BENCH_CALL_ENTRY
 }
 
+/// The allocator's memory comes from CUDA's (or the CPU's) malloc heap, which CudaSetLimits sizes
+/// (CUDA's malloc itself, or FDGMalloc over it).
+template <class E>
+inline constexpr bool uses_malloc_heap =
+  std::is_same_v<typename E::allocator::reserve_pool_policy, devalloc::reserve_pool::CudaSetLimits>;
+
 /// The allocator is CUDA's (or the CPU's) own malloc behind devalloc's interface.
 template <class E>
 inline constexpr bool is_builtin_malloc =
-  std::is_same_v<typename E::allocator::reserve_pool_policy, devalloc::reserve_pool::CudaSetLimits>;
+  uses_malloc_heap<E> && (std::is_same_v<typename E::allocator::creation_policy, devalloc::creation::DeviceMalloc>);
 
 /// The heap is process-wide and can be sized only once, before the first kernel that uses it
 /// (CUDA's malloc heap). Cells that need another heap size run in a child process.
@@ -69,6 +80,6 @@ inline constexpr bool is_builtin_malloc =
 #endif
 template <class E>
 inline constexpr bool has_process_wide_heap =
-  (DEVALLOC_BACKEND_CUDA || DEVALLOC_BENCH_EMULATE_PROCESS_HEAP) && is_builtin_malloc<E>;
+  (DEVALLOC_BACKEND_CUDA || DEVALLOC_BENCH_EMULATE_PROCESS_HEAP) && uses_malloc_heap<E>;
 
 }  // namespace devalloc_bench

@@ -77,6 +77,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cstdio>
@@ -744,6 +745,12 @@ class FDGMalloc {
   Underlying under_{};
   unsigned char* meta_ = nullptr;
 };
+
+/// True for FDGMalloc specializations (e.g. for a benchmark that uses the warp API where it can).
+template <class T>
+struct is_fdg_malloc : std::false_type {};
+template <class C, class U>
+struct is_fdg_malloc<FDGMalloc<C, U>> : std::true_type {};
 
 /// A lane's view of its warp header (the paper's `Warp*`). Trivially copyable; valid in the
 /// kernel that made it (start / resume) until the lane runs end() or keep().
