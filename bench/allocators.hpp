@@ -35,7 +35,12 @@
   X(coalesce_hashed,  "coalesce-hashed",  devalloc::presets::coalesce_hashed,  "coalescing without headers, hash map: warp (NW); block (NB) in the -block variants") \
   X(coalesce_dynamic, "coalesce-dynamic", devalloc::presets::coalesce_dynamic, "dynamic warp coalescing, 8-byte segment headers, 16-byte aligned") \
   X(coalesce_dynamic4, "coalesce-dynamic4", devalloc::presets::coalesce_dynamic_packed, "dynamic warp coalescing, 4-byte segment headers, 4-byte aligned") \
-  DEVALLOC_BENCH_ISSUE13_ALLOCATORS(X)
+  DEVALLOC_BENCH_ISSUE13_ALLOCATORS(X) \
+  /* FDGMalloc (Widmer et al. 2013; issue 14) */ \
+  X(fdg,         "fdg",         devalloc::presets::fdg,           "FDGMalloc over Scatter: warp superblocks, freed all at once") \
+  X(fdg_direct,  "fdg-direct",  devalloc::presets::fdg_direct,    "FDGMalloc over Scatter without superblocks (one request per warp group)") \
+  X(fdg_cuda,    "fdg-cuda",    devalloc::presets::fdg_cuda,      "FDGMalloc over CUDA's malloc (the paper's)") \
+  X(fdg_cuda_direct, "fdg-cuda-direct", devalloc::presets::fdg_cuda_direct, "FDGMalloc over CUDA's malloc without superblocks (the paper's second variant)")
 
 // Issue 13: the CMalloc family and AWMalloc (Vinkler & Havran §5; creation/circular.hpp, creation/unsafe_wrap.hpp).
 #define DEVALLOC_BENCH_ISSUE13_ALLOCATORS(X) \
@@ -70,10 +75,16 @@ void for_each_entry(F&& f)
 #undef DEVALLOC_BENCH_CALL_ENTRY
 }
 
+/// The allocator's memory comes from CUDA's (or the CPU's) malloc heap, which CudaSetLimits sizes
+/// (CUDA's malloc itself, or FDGMalloc over it).
+template <class E>
+inline constexpr bool uses_malloc_heap =
+  std::is_same_v<typename E::allocator::reserve_pool_policy, devalloc::reserve_pool::CudaSetLimits>;
+
 /// The allocator is CUDA's (or the CPU's) own malloc behind devalloc's interface.
 template <class E>
 inline constexpr bool is_builtin_malloc =
-  std::is_same_v<typename E::allocator::reserve_pool_policy, devalloc::reserve_pool::CudaSetLimits>;
+  uses_malloc_heap<E> && (std::is_same_v<typename E::allocator::creation_policy, devalloc::creation::DeviceMalloc>);
 
 /// The heap is process-wide and can be sized only once, before the first kernel that uses it
 /// (CUDA's malloc heap). Cells that need another heap size run in a child process.
@@ -84,7 +95,7 @@ inline constexpr bool is_builtin_malloc =
 #endif
 template <class E>
 inline constexpr bool has_process_wide_heap =
-  (DEVALLOC_BACKEND_CUDA || DEVALLOC_BENCH_EMULATE_PROCESS_HEAP) && is_builtin_malloc<E>;
+  (DEVALLOC_BACKEND_CUDA || DEVALLOC_BENCH_EMULATE_PROCESS_HEAP) && uses_malloc_heap<E>;
 
 /// The allocator may hand out memory that is still live (creation::UnsafeWrap): it takes part only
 /// in tests whose allocations all die before the heap is gone through once (unsafe_wrap_applies).

@@ -673,7 +673,9 @@ class Lease {
   /// free every allocation, which is all CUDA's malloc heap allows).
   void fresh()
   {
-    if constexpr (!has_process_wide_heap<E> && allocator_type::traits.resettable) { a_->reset(); }
+    // (A process-wide heap is reset too where the policy can: FDGMalloc over CUDA's malloc gives
+    // every chunk back.)
+    if constexpr (allocator_type::traits.resettable) { a_->reset(); }
   }
   [[nodiscard]] devalloc::allocator_stats stats() const { return a_->stats(); }
 

@@ -59,6 +59,13 @@ struct allocator_stats {
 };
 
 namespace detail {
+/// The creation policy reports misuse of an API of its own (Allocator::check_errors).
+template <class C, class = void>
+struct has_misuse_report : std::false_type {};
+template <class C>
+struct has_misuse_report<C, std::void_t<decltype(std::declval<C&>().misuse_report(std::declval<stream_ref>()))>>
+    : std::true_type {};
+
 template <class T>
 constexpr T max_of(T a, T b)
 {
@@ -254,8 +261,11 @@ class Allocator {
   static constexpr creation_traits traits = detail::allocator_traits_of<Creation, Distribution>::value;
   /// The distribution policy hands the creation policy combined requests (e.g. XMallocSIMD on
   /// CUDA): one alloc() then does not take exactly one getAvailableSlots(size) slot.
-  static constexpr bool combines_requests =
-    Distribution::combines_requests || detail::creation_combines_requests<Creation>::value;
+  /// Likewise a creation policy that serves a warp's requests from one chunk of its own
+  /// (traits.combines_requests, e.g. FDGMalloc's superblocks, or a static combines_requests).
+  static constexpr bool combines_requests = Distribution::combines_requests ||
+                                            detail::creation_combines_requests<Creation>::value ||
+                                            Creation::traits.combines_requests;
 
   static_assert(std::is_trivially_copyable_v<handle_type>,
                 "the creation policy must be trivially copyable: it is passed to kernels by value");
@@ -400,22 +410,30 @@ class Allocator {
   /// Host. Throws devalloc::error if any dealloc() call was a misuse the device could only count
   /// (stats().invalid_frees: a pointer this allocator did not hand out; stats().double_frees: a
   /// pointer freed before); the message names both counts. Resets those two counters (a misuse is
-  /// reported once); failed_allocations is kept. Runs on stream().
+  /// reported once); failed_allocations is kept. A creation policy with an API of its own reports
+  /// its misuse here too (host `std::string misuse_report(stream_ref)`, empty if none, each misuse
+  /// once; e.g. FDGMalloc's warp headers that were never ended). Runs on stream().
   void check_errors()
   {
     const allocator_stats s = stats();
+    std::string message;
     if (s.invalid_frees != 0 || s.double_frees != 0) {
       allocator_stats cleared = s;
       cleared.invalid_frees = 0;
       cleared.double_frees = 0;
       const detail::backend::device_guard on_device(device_);
       detail::backend::copy_to_device(stats_, &cleared, sizeof(cleared), stream_);
-      detail::throw_error(
-        "dealloc() misuse (" + Creation::classname() + ", " + Distribution::classname() +
-        "): " + std::to_string(s.invalid_frees) +
-        " invalid free(s) (a pointer this allocator did not hand out, or one inside an allocation), " +
-        std::to_string(s.double_frees) + " double free(s) (a pointer freed before)");
+      message = "dealloc() misuse (" + Creation::classname() + ", " + Distribution::classname() +
+                "): " + std::to_string(s.invalid_frees) +
+                " invalid free(s) (a pointer this allocator did not hand out, or one inside an allocation), " +
+                std::to_string(s.double_frees) + " double free(s) (a pointer freed before)";
     }
+    if constexpr (detail::has_misuse_report<Creation>::value) {
+      const detail::backend::device_guard on_device(device_);
+      const std::string policy = creation_.misuse_report(stream_);
+      if (!policy.empty()) { message += (message.empty() ? "" : "; ") + policy; }
+    }
+    if (!message.empty()) { detail::throw_error(message); }
   }
 
   /// Bytes requested at construction.

@@ -13,6 +13,7 @@
 #include "creation/circular.hpp"
 #include "creation/coalesce_hashed.hpp"
 #include "creation/device_malloc.hpp"
+#include "creation/fdg_malloc.hpp"
 #include "creation/scatter.hpp"
 #include "creation/unsafe_wrap.hpp"
 #include "distribution/coalesce_block.hpp"
@@ -100,6 +101,28 @@ using circular_fused_multi = Allocator<creation::CircularFusedMulti, distributio
 /// memory that may still be live (creation/unsafe_wrap.hpp says when that is acceptable).
 using unsafe_wrap =
   Allocator<creation::UnsafeWrap, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+// --- FDGMalloc (Widmer et al. 2013; issue 14) ------------------------------------------------
+
+/// FDGMalloc over Scatter: warp-level superblocks (32 KiB), memory freed all at once (dealloc() is
+/// a no-op; Allocator::reset(), or the warp API's tidyUp()/end(), gives it back). For kernels that
+/// allocate many small pieces and free them together (creation/fdg_malloc.hpp, docs/fdgmalloc.md).
+using fdg = Allocator<creation::FDGMalloc<>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                      alignment::Shrink<16>>;
+
+/// FDGMalloc without superblocks: each warp group's requests are one request to Scatter (§5.1's
+/// second variant).
+using fdg_direct = Allocator<creation::FDGMalloc<creation::FDGDirectConfig>, distribution::Noop, oom::ReturnNull,
+                             reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+
+/// The paper's FDGMalloc: over CUDA's device malloc (std::malloc on the CPU), whose heap
+/// reserve_pool::CudaSetLimits sizes.
+using fdg_cuda = Allocator<creation::FDGMalloc<creation::FDGConfig, creation::DeviceMalloc>, distribution::Noop,
+                           oom::ReturnNull, reserve_pool::CudaSetLimits, alignment::Shrink<16>>;
+
+/// The paper's FDGMalloc without superblocks, over CUDA's device malloc.
+using fdg_cuda_direct =
+  Allocator<creation::FDGMalloc<creation::FDGDirectConfig, creation::DeviceMalloc>, distribution::Noop, oom::ReturnNull,
+            reserve_pool::CudaSetLimits, alignment::Shrink<16>>;
 
 }  // namespace presets
 DEVALLOC_NAMESPACE_END

@@ -41,6 +41,19 @@ struct creation_traits {
   /// that contains p, or nullptr. Distribution policies that share one chunk among several
   /// allocations (distribution::XMallocSIMD) need it, and chunks of at least 16 bytes.
   bool supports_shared_chunks = false;
+  /// create() serves the requests of the lanes that call together from one chunk of the heap it
+  /// builds on (creation::FDGMalloc: a warp's superblock): one alloc() then does not take exactly
+  /// one getAvailableSlots(size) slot, and how many chunks fit depends on which lanes arrive
+  /// together (Allocator::combines_requests is true, as for a combining distribution policy).
+  bool combines_requests = false;
+  /// dealloc() returns one allocation's memory (at once, or once its shared chunk is free). False:
+  /// dealloc() is a no-op and memory returns only all at once (Allocator::reset(), or the policy's
+  /// own release functions, e.g. FDGMalloc's tidyUp()/end()); freed memory keeps its contents.
+  bool frees_individually = true;
+  /// The lanes of one warp that allocate together get one contiguous range (in lane order on a
+  /// GPU, where they call converged), as long as it fits the policy's block (FDGMalloc's
+  /// superblock): a warp's requests made from a fresh heap tile one gap-free range.
+  bool warp_contiguous = false;
   /// getAvailableSlots(n) is exact: each allocation of n bytes takes exactly one slot (so after a
   /// fill the count drops by the number of chunks allocated). False where an allocation may take
   /// more than one slot's memory (e.g. the Circular family takes small chunks whole): the count

@@ -134,6 +134,17 @@ struct UnsafeWrapFactory : default_factory<presets::unsafe_wrap> {
   CircularFactory, CircularFusedFactory, CircularMultiFactory, CircularFusedMultiFactory, CircularNoAlignmentFactory, \
     UnsafeWrapFactory
 
+// --- FDGMalloc (issue 14) ---
+struct FdgFactory : default_factory<presets::fdg> {
+  static constexpr const char* name = "FDGMalloc_Scatter";
+};
+struct FdgDirectFactory : default_factory<presets::fdg_direct> {
+  static constexpr const char* name = "FDGMalloc_Direct_Scatter";
+};
+struct FdgCudaFactory : default_factory<presets::fdg_cuda> {
+  static constexpr const char* name = "FDGMalloc_DeviceMalloc";
+};
+
 // New allocator configurations: add a factory above and list it here.
 using all_factories =
   ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory, ScatterFactory,
@@ -142,7 +153,8 @@ using all_factories =
                    // over Scatter, superblocks of every size from 48 B to 32 slots fragment
                    // Scatter's pages below the suite's half-heap fill: tests/coalesce only)
                    CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory, CoalesceDynamicPackedFactory,
-                   DEVALLOC_ISSUE13_FACTORIES>;
+                   DEVALLOC_ISSUE13_FACTORIES,
+                   /* FDGMalloc (issue 14): */ FdgFactory, FdgDirectFactory, FdgCudaFactory>;
 
 struct factory_names {
   template <class Factory>

@@ -50,7 +50,9 @@ class AtomicBump {
                                           /*resettable*/ true,
                                           /*detects_invalid_pointers*/ false,
                                           /*detects_double_free*/ false,
-                                          /*supports_shared_chunks*/ false};
+                                          /*supports_shared_chunks*/ false,
+                                          /*combines_requests*/ false,
+                                          /*frees_individually*/ false};
 
   AtomicBump() = default;
 

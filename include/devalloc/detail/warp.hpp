@@ -132,6 +132,16 @@ DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned lowest_bit(std::uint32_t x) n
 #endif
 }
 
+/// Index of the highest set bit of a non-zero word (PTX bfind; FDGMalloc's worker lane, §4.1).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned highest_bit(std::uint32_t x) noexcept
+{
+#if defined(__CUDA_ARCH__)
+  return 31u - static_cast<unsigned>(__clz(static_cast<int>(x)));
+#else
+  return 31u - static_cast<unsigned>(__builtin_clz(x));
+#endif
+}
+
 /// Bits of `mask` strictly below the calling lane.
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t lanes_below(std::uint32_t mask) noexcept
 {
