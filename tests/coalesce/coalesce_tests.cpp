@@ -389,8 +389,12 @@ TYPED_TEST(Coalesce, IndividualFreesInEveryOrderInLaterKernelsLoseNothing)
     live_set set(workers);
     allocate_all(allocator, set, workers, 0);
     ASSERT_EQ(set.counters.get(0), 0u);
+    // The ranks are built on the host and copied over: buffer memory is device memory on CUDA,
+    // which the host must not dereference (it may only go through assign/get/to_host).
+    std::vector<unsigned> host_ranks(32);
+    for (unsigned l = 0; l < 32; ++l) { host_ranks[order[l]] = l; }  // lane order[l] frees at step l
     buffer<unsigned> ranks(32);
-    for (unsigned l = 0; l < 32; ++l) { ranks.data()[order[l]] = l; }  // lane order[l] frees at step l
+    ranks.assign(host_ranks);
     const unsigned* rank = ranks.data();
     for (unsigned step = 0; step < 32; ++step) {
       free_step(allocator, set, workers, rank, step);
