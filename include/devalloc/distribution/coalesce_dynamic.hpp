@@ -39,6 +39,8 @@
 // (adjust_traits says so: detects_invalid_pointers and detects_double_free are false; ownership is
 // still checked where the creation policy can).
 // Blowup: a superblock returns to the heap only when all its segments are freed.
+// Heap use: what share of the heap a fill of small requests gets is the creation policy's for
+// superblock-sized blocks (adjust_traits: fills_half_the_heap is false).
 #pragma once
 
 #include <cstddef>
@@ -72,9 +74,12 @@ class CoalesceDynamic {
   /// Largest request served (larger ones fail).
   static constexpr std::size_t max_request = detail::coalesce::max_warp_slot - 32u;
 
-  /// Headers carry no tag (see the file comment).
+  /// Headers carry no tag (see the file comment). The share of the heap a fill of small requests
+  /// gets depends on how the creation policy serves superblocks of up to 32 segments, which it
+  /// does not promise (fills_half_the_heap; docs/coalescing.md, "Heap use").
   static constexpr creation_traits adjust_traits(creation_traits t) noexcept
   {
+    t.fills_half_the_heap = false;
     t.detects_invalid_pointers = false;
     t.detects_double_free = false;
     t.natural_alignment = PayloadAlignment;
