@@ -9,6 +9,11 @@
 #
 #   DEVALLOC_COMMIT=<hash> bash scripts/gpu-run.sh [--sanitize] [--diag] [--no-tests] [--bench "<devalloc-bench args>"]
 #
+# Environment: DEVALLOC_GPU_TARGETS="t1 t2 ..." builds only those targets (default: all) and
+# DEVALLOC_GPU_TESTS=<regex> runs only the matching GPU tests (ctest -R; DEVALLOC_GPU_TESTS_EXCLUDE:
+# ctest -E); DEVALLOC_SANITIZE_FILTER
+# (gtest filter for compute-sanitizer); DEVALLOC_BENCH_TIMEOUT=<s> bounds the benchmark step.
+#
 # --diag also runs bench/diag/scatter_probe (Scatter's probability test per configuration, with
 # per-thread latencies; docs/notes/scatter-lab.md, Performance notes) into scatter-probe.log.
 #
@@ -53,12 +58,15 @@ step() { echo; echo "## $*" | tee -a "$log"; }
 step "dependencies + configure (preset gpu) + build"
 { deps_setup && deps_configure gpu; } >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log" | tee -a "$log"; exit 1; }
 grep -E "devalloc: CUDA targets" "$OUT/configure.log" | sed 's/^-- //' | tee -a "$log"
-cmake --build "$build" -j"$DEVALLOC_JOBS" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -40 | tee -a "$log"; exit 1; }
+# shellcheck disable=SC2086
+cmake --build "$build" -j"$DEVALLOC_JOBS" ${DEVALLOC_GPU_TARGETS:+--target $DEVALLOC_GPU_TARGETS} >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -40 | tee -a "$log"; exit 1; }
 echo "built ($(grep -c '^\[' "$OUT/build.log") build steps, build.log)" | tee -a "$log"
 
 if [ "$tests" = 1 ]; then
   step "tests on the GPU (ctest -L gpu)"
-  ctest --test-dir "$build" -L gpu --output-on-failure --timeout 300 >"$OUT/ctest-gpu.log" 2>&1 || status=1
+  ctest --test-dir "$build" -L gpu ${DEVALLOC_GPU_TESTS:+-R "$DEVALLOC_GPU_TESTS"} \
+    ${DEVALLOC_GPU_TESTS_EXCLUDE:+-E "$DEVALLOC_GPU_TESTS_EXCLUDE"} --output-on-failure --timeout 300 \
+    >"$OUT/ctest-gpu.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped|Total Test time" "$OUT/ctest-gpu.log" | tee -a "$log"
   for t in "$build"/tests/*_cuda "$build"/tests/*/*_cuda; do
     [ -x "$t" ] || continue
@@ -97,7 +105,8 @@ fi
 if [ -n "$bench_args" ] && [ -x bench/devalloc-bench ]; then
   step "benchmark: devalloc-bench $bench_args"
   # shellcheck disable=SC2086
-  DEVALLOC_BENCH_BUILD="$build" bench/devalloc-bench $bench_args --out "$OUT/bench" 2>&1 | tee "$OUT/bench.log" | tail -80 >>"$log"
+  DEVALLOC_BENCH_BUILD="$build" timeout "${DEVALLOC_BENCH_TIMEOUT:-0}" bench/devalloc-bench $bench_args --out "$OUT/bench" 2>&1 |
+    tee "$OUT/bench.log" | tail -80 >>"$log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   python3 tools/check-results "$OUT/bench/results.json" | tail -3 | tee -a "$log" || status=1
   if python3 -c 'import matplotlib' 2>/dev/null; then

@@ -146,15 +146,14 @@ struct FdgCudaFactory : default_factory<presets::fdg_cuda> {
 };
 
 // New allocator configurations: add a factory above and list it here.
-using all_factories =
-  ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory, ScatterFactory,
-                   ScatterNoResetFactory, ScatterSimdFactory,
-                   // coalescing allocators over CUDA's malloc (the report's configuration;
-                   // over Scatter, superblocks of every size from 48 B to 32 slots fragment
-                   // Scatter's pages below the suite's half-heap fill: tests/coalesce only)
-                   CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory, CoalesceDynamicPackedFactory,
-                   DEVALLOC_ISSUE13_FACTORIES,
-                   /* FDGMalloc (issue 14): */ FdgFactory, FdgDirectFactory, FdgCudaFactory>;
+using all_factories = ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory,
+                                       ScatterFactory, ScatterNoResetFactory, ScatterSimdFactory,
+                                       // coalescing allocators over CUDA's malloc (the report's configuration;
+                                       // over Scatter, superblocks of every size from 48 B to 32 slots fragment
+                                       // Scatter's pages below the suite's half-heap fill: tests/coalesce only)
+                                       CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory,
+                                       CoalesceDynamicPackedFactory, DEVALLOC_ISSUE13_FACTORIES,
+                                       /* FDGMalloc (issue 14): */ FdgFactory, FdgDirectFactory, FdgCudaFactory>;
 
 struct factory_names {
   template <class Factory>

@@ -130,7 +130,7 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
   EXPECT_EQ(creation::ScatterConfig::accessblocksize, ~0ull);
   EXPECT_NE(creation::Scatter<>::classname().find("accessblocksize=heap,"), std::string::npos);
   EXPECT_EQ(creation::ScatterConfig::regionsize, 16u);
-  EXPECT_EQ(creation::ScatterConfig::class_slots, 512u);
+  EXPECT_EQ(creation::ScatterConfig::class_slots, 2048u);
   EXPECT_EQ(creation::ScatterConfig::open_wait_reads, 8u);
   EXPECT_EQ(creation::ScatterConfig::wastefactor, 2u);
   EXPECT_TRUE(creation::ScatterConfig::resetfreedpages);
@@ -257,14 +257,12 @@ TEST(ScatterGeometry, TooSmallHeapThrowsAndTheSmallestHeapWorks)
 template <class A>
 class ScatterEach : public ::testing::Test {};
 
-using all_configurations =
-  ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, OneSlot, NoWait>;
+using all_configurations = ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, OneSlot, NoWait>;
 struct configuration_names {
   template <class A>
   static std::string GetName(int i)
   {
-    const char* names[] = {"Default",    "DefaultSimd", "NoReset",     "SmallBlocks",
-                           "Page1KSimd", "OneSlot",     "NoWait"};
+    const char* names[] = {"Default", "DefaultSimd", "NoReset", "SmallBlocks", "Page1KSimd", "OneSlot", "NoWait"};
     return names[i];
   }
 };
@@ -948,7 +946,8 @@ TEST(ScatterXMallocSIMD, AWarpsRequestsShareChunksThatReturnWhenAllMembersFree)
       combined_warps += contiguous;
     }
     EXPECT_GT(combined_warps, 48u) << "XMallocSIMD did not combine the requests of whole warps";
-  } else if (const char* cpu_lanes = std::getenv("DEVALLOC_CPU_LANES"); cpu_lanes == nullptr || std::atoi(cpu_lanes) != 1) {
+  } else if (const char* cpu_lanes = std::getenv("DEVALLOC_CPU_LANES");
+             cpu_lanes == nullptr || std::atoi(cpu_lanes) != 1) {
     // The CPU emulator's lanes arrive in random subsets (whole warps in some warps, one lane at a
     // time in others): most lanes, not all, get a slice of a combined chunk (on a page of chunks
     // larger than their 64 bytes).

@@ -52,8 +52,9 @@
 //             Clear the bit, then fetch_sub(state, 1) (release). Whoever takes the count from 1
 //             to 0 (a free or a transient's give-back) tries CAS((size, 0) -> 0) when
 //             Config::resetfreedpages: the page becomes free again (and its bit in the map is
-//             cleared) unless someone reserved in the meantime, who then does the same when it leaves. This is the paper's lock-by-count
-//             reset (§6.2 free lines 10-16) done in one step, and no page keeps a stale chunk size.
+//             cleared) unless someone reserved in the meantime, who then does the same when it leaves. This is the
+//             paper's lock-by-count reset (§6.2 free lines 10-16) done in one step, and no page keeps a stale chunk
+//             size.
 //
 // Where each piece lives (each file names the seed sections it implements). Scatter derives from
 // one chain of class templates, each adding functions and none adding data, so that the policy
@@ -139,7 +140,7 @@
 #endif
 /// Directory slots per size class (see ScatterConfig::class_slots).
 #ifndef DEVALLOC_SCATTER_CLASS_SLOTS
-#define DEVALLOC_SCATTER_CLASS_SLOTS 512
+#define DEVALLOC_SCATTER_CLASS_SLOTS 2048
 #endif
 /// Re-reads of a directory page that another warp has just installed and is opening, before the
 /// request replaces it (see ScatterConfig::open_wait_reads).
@@ -177,10 +178,11 @@ struct basic_scatter_config {
   /// fallback walk starts): S k_S + mp k_mp.
   static constexpr std::uint32_t hash_k_size = HashKSize;
   static constexpr std::uint32_t hash_k_mp = HashKMp;
-  /// Directory slots per size class (not in the paper; docs/scatter.md, Search): the warps of a
-  /// multiprocessor quarter (slot = (4 mp + warp mod 4) mod slots) fill one page of a class
-  /// together. Fewer slots: fewer pages open per class (a small heap takes
-  /// one slot per 512 pages at most); more: less contention on each page's fill counter.
+  /// Directory slots per size class (not in the paper; docs/scatter.md, Search): a warp's
+  /// small groups of one class use the slot of their multiprocessor quarter, groups of 8 or
+  /// more lanes the slot of their warp sixteenth ((16 mp + warp mod 16) mod slots). Fewer slots:
+  /// fewer pages open per class (a heap of P pages uses at most P / 128); more: fewer warps on
+  /// each page's fill counter.
   static constexpr std::uint32_t class_slots = ClassSlots;
   /// Re-reads (with a short sleep) of a directory page that another warp has installed but not
   /// yet opened, before the request installs a page of its own.
@@ -428,8 +430,8 @@ class Scatter : public scatter_detail::search<Config> {
       // F1: a page is taken in the free-page map iff its state is not 0.
       const bool taken = ((free_words[page / 64u] >> (page % 64u)) & 1u) != 0;
       if (taken != (states[page] != 0)) {
-        fail("page " + std::to_string(page) + ": " + (taken ? "taken in the free-page map but free"
-                                                            : "in use but free in the free-page map"));
+        fail("page " + std::to_string(page) + ": " +
+             (taken ? "taken in the free-page map but free" : "in use but free in the free-page map"));
       }
     }
     for (std::uint32_t w = 0; w < free_map_.word_count(); ++w) {
@@ -679,10 +681,9 @@ class Scatter : public scatter_detail::search<Config> {
   using base::blockfull_;
   using base::blocks_;
   using base::data_;
+  using base::data_end_;
   using base::directory_;
   using base::free_map_;
-  using base::slots_;
-  using base::data_end_;
   using base::meta_bytes_;
   using base::page_data;
   using base::pages_;
@@ -691,6 +692,7 @@ class Scatter : public scatter_detail::search<Config> {
   using base::region_size;
   using base::regions_;
   using base::regions_count_;
+  using base::slots_;
   using base::states_;
 
   // Fill accounting, give-back and free (creation/scatter/fill.hpp).

@@ -78,8 +78,8 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& wor
 /// Clears bit `spot` of `word` and returns the value before (ScatterAlloc §6.2, free line 8).
 /// Scope: device; order: release (the freeing worker's writes to the chunk happen before the next
 /// claim of this bit), or relaxed where the caller has issued a release fence before.
-DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t bitfield_release(std::uint32_t& word, unsigned spot,
-                                                                    cuda::std::memory_order order = memory_order_release) noexcept
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t bitfield_release(
+  std::uint32_t& word, unsigned spot, cuda::std::memory_order order = memory_order_release) noexcept
 {
   return device_atomic<std::uint32_t>(word).fetch_and(~(std::uint32_t{1} << spot), order);
 }

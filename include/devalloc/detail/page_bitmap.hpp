@@ -88,8 +88,7 @@ class page_bitmap {
   page_bitmap() = default;
   DEVALLOC_HOST_DEVICE page_bitmap(std::uint64_t* words, std::uint32_t units) noexcept
       : words_(words), units_(units), count_((units + 63u) / 64u)
-  {
-  }
+  {}
 
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t words_for(std::uint32_t units) noexcept
   {
@@ -145,6 +144,54 @@ class page_bitmap {
       w = (w + batch) % count_;
     }
     return none;
+  }
+
+  /// Result of claim_some: the word and the bits of it that the call took.
+  struct word_claim {
+    std::uint32_t word;  ///< `none`: no free unit in the words looked at
+    std::uint64_t bits;
+  };
+
+  /// Device. Claims up to `want` (1..64) free units of one word with one fetch_or: the first word
+  /// with a free unit, looking at up to `max_words` words from the word of `start` (as
+  /// claim_one), the free bits taken from start's bit onwards (cyclically). `bits` may hold fewer
+  /// than `want` (the word had fewer, or others took some meanwhile); the caller asks again.
+  /// Consecutive units in one word: the states and pages the caller then touches are neighbours.
+  DEVALLOC_DEVICE word_claim claim_some(std::uint32_t start, std::uint32_t want, std::uint32_t max_words) const noexcept
+  {
+    if (count_ == 0 || want == 0) { return {none, 0}; }
+    std::uint32_t w = (start % units_) / 64u;
+    const unsigned rotate = start % 64u;
+    if (max_words > count_) { max_words = count_; }
+    for (std::uint32_t seen = 0; seen < max_words; seen += batch) {
+      std::uint64_t values[batch];
+      DEVALLOC_UNROLL
+      for (std::uint32_t j = 0; j < batch; ++j) {
+        const std::uint32_t wj = (w + j) % count_;
+        values[j] = seen + j < max_words ? atomic_load_relaxed(words_[wj]) : ~std::uint64_t{0};
+      }
+      for (std::uint32_t j = 0; j < batch; ++j) {
+        const std::uint32_t wj = (w + j) % count_;
+        std::uint64_t value = values[j];
+        for (unsigned tries = 0; tries < 64u; ++tries) {
+          const std::uint64_t free_bits = ~value & valid(wj);
+          if (free_bits == 0) { break; }
+          // The first `want` free bits from `rotate` upwards, then from bit 0.
+          const std::uint64_t above = free_bits & ~bit_range64(0, rotate);
+          std::uint64_t mask = 0;
+          std::uint32_t taken = 0;
+          for (std::uint64_t f = above; f != 0 && taken < want; f &= f - 1u, ++taken) { mask |= f & (0u - f); }
+          for (std::uint64_t f = free_bits & ~above; f != 0 && taken < want; f &= f - 1u, ++taken) {
+            mask |= f & (0u - f);
+          }
+          value = device_atomic<std::uint64_t>(words_[wj]).fetch_or(mask, memory_order_acquire);
+          const std::uint64_t got = mask & ~value;
+          if (got != 0) { return {wj, got}; }
+        }
+      }
+      w = (w + batch) % count_;
+    }
+    return {none, 0};
   }
 
   /// Device. Claims unit u if it is free.

@@ -195,9 +195,28 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE unsigned rank_in(std::uint32_t mask) noexce
   return popcount(lanes_below(mask));
 }
 
+/// Number of set bits of a 64-bit word.
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned popcount64(std::uint64_t x) noexcept
+{
+#if defined(__CUDA_ARCH__)
+  return static_cast<unsigned>(__popcll(static_cast<unsigned long long>(x)));
+#else
+  return static_cast<unsigned>(__builtin_popcountll(x));
+#endif
+}
+
+/// Index of the n-th (from 0) set bit of x (n < popcount64(x)).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned nth_bit64(std::uint64_t x, unsigned n) noexcept
+{
+  for (unsigned i = 0; i < n; ++i) { x &= x - 1u; }
+  unsigned bit = 0;
+  while (((x >> bit) & 1u) == 0) { ++bit; }
+  return bit;
+}
+
 /// The lanes of `mask` whose rank in it is in [first, first + count) (rank as rank_in()).
 DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE std::uint32_t lanes_of(std::uint32_t mask, unsigned first,
-                                                               unsigned count) noexcept
+                                                                 unsigned count) noexcept
 {
   std::uint32_t out = 0;
   unsigned rank = 0;

@@ -63,16 +63,21 @@ class multi_page : public fill<Config> {
 
   /// Finds `need` consecutive free pages in the free-page map and takes them (§6.3; the paper and
   /// the thesis scan the page table from the end of the heap, one page state at a time, and every
-  /// request of a kernel scans the same pages). The scan starts at a page scattered by the calling
-  /// lane's warp and lane (requests of one kernel look at different parts of the heap), reads 64
-  /// pages per word and finds runs inside a word with shifts; it wraps once around the map.
+  /// request of a kernel scans the same pages). The scan starts at a multiple of the page count
+  /// scattered by the calling lane's warp and lane (requests of one kernel look at different parts
+  /// of the heap), reads 64 pages per word and finds runs inside a word with shifts; it wraps once
+  /// around the map.
   DEVALLOC_DEVICE void* alloc_pages(std::size_t bytes) const noexcept
   {
     const std::uint64_t need64 = pages_needed(bytes);
     if (need64 > pages_) { return nullptr; }
     const auto need = static_cast<std::uint32_t>(need64);
+    // The start: a multiple of the request's page count, chosen by the lane (requests of a kernel
+    // spread over the heap; a run of more than half the heap starts at page 0, and big runs do not
+    // cut the heap into pieces that no other big run fits).
+    const std::uint32_t places = pages_ / need;
     const std::uint32_t start =
-      detail::mix32(detail::warp_id() * detail::warp_size + detail::lane_id() + need * 0x9E3779B9u) % pages_;
+      detail::mix32(detail::warp_id() * detail::warp_size + detail::lane_id() + need * 0x9E3779B9u) % places * need;
     const std::uint32_t first = free_map_.find_run(start, need, 2u * free_map_.word_count());
     if (first == detail::page_bitmap::none) { return nullptr; }
     take_pages(first, need);

@@ -128,12 +128,20 @@ class search : public multi_page<Config> {
            (chunk & (align - 1u)) == 0;
   }
 
-  /// The directory slot of chunk size `chunk` for the calling warp: one per class and
-  /// multiprocessor quarter (warps of one multiprocessor share the L1 and run together).
-  DEVALLOC_DEVICE std::uint32_t& slot_for(std::uint32_t chunk) const noexcept
+  /// Lanes of one class in a warp from which on a group takes a slot of its own warp sixteenth.
+  static constexpr std::uint32_t fine_group = 8;
+
+  /// The directory slot of chunk size `chunk` for the calling warp. Groups of fewer than
+  /// fine_group lanes (mixed sizes, divergent callers) share one slot per multiprocessor quarter:
+  /// few pages open per class. Larger groups (one size in the whole warp) use one per sixteenth of
+  /// a multiprocessor's warps: about four resident warps per slot instead of sixteen, so a page of
+  /// small chunks is not contended by more warps than it can serve.
+  DEVALLOC_DEVICE std::uint32_t& slot_for(std::uint32_t chunk, std::uint32_t lanes) const noexcept
   {
     const std::uint32_t cls_index = (chunk / min_chunk - 1u) % directory_classes;
-    const std::uint32_t slot = (detail::sm_id() * 4u + detail::warp_id() % 4u) % slots_;
+    const std::uint32_t sm = detail::sm_id();
+    const std::uint32_t warp = detail::warp_id();
+    const std::uint32_t slot = (lanes >= fine_group ? sm * 16u + warp % 16u : (sm * 4u + warp % 4u) * 4u) % slots_;
     return directory_[static_cast<std::size_t>(cls_index) * slots_ + slot];
   }
 
@@ -146,10 +154,9 @@ class search : public multi_page<Config> {
     // The chunk size a page opened for this request gets; same chunk count per page as `size`.
     const std::uint32_t cls = class_of(size);
     const page_layout fresh = layout_of(cls);
-    std::uint32_t& slot = slot_for(cls);
     for (std::uint32_t round = 0; round < directory_rounds; ++round) {
       void* p = nullptr;
-      const round_result r = directory_round(slot, cls, fresh, p);
+      const round_result r = directory_round(cls, fresh, p);
       if (r == round_result::served) { return p; }
       if (r == round_result::no_free_page) { break; }
     }
@@ -191,14 +198,13 @@ class search : public multi_page<Config> {
   /// is opened, and a lost CAS leaves it with the room that the walk and later frees find).
   /// The only waits are __syncwarp for the lanes that act; nobody waits for a lane that may not
   /// run.
-  DEVALLOC_DEVICE round_result directory_round(std::uint32_t& slot, std::uint32_t cls, const page_layout& fresh,
-                                               void*& out) const noexcept
+  DEVALLOC_DEVICE round_result directory_round(std::uint32_t cls, const page_layout& fresh, void*& out) const noexcept
   {
     const std::uint32_t peers = detail::match_any(detail::active_mask(), cls);
     const unsigned leader = detail::leader_lane(peers);
     const std::uint32_t rank = detail::rank_in(peers);
     const std::uint32_t k = detail::popcount(peers);
-    detail::device_atomic<std::uint32_t> entry(slot);
+    detail::device_atomic<std::uint32_t> entry(slot_for(cls, k));
     std::uint32_t seen_entry = 0;
     std::uint32_t grant_page = 0;  // 1 + page of the grant (0: none)
     std::uint32_t grant = 0;       // first reservation index << 6 | reservations granted
@@ -255,7 +261,10 @@ class search : public multi_page<Config> {
       return out != nullptr ? round_result::served : round_result::again;
     }
     if (moved) { return round_result::again; }
-    // New pages for the lanes left: shares of `per` lanes, one page each.
+    // New pages for the lanes left: shares of `per` lanes, one page each. The first lane left
+    // takes the pages for all shares from the free-page map, as many of one word as it can with
+    // one fetch_or (neighbouring pages: their states and data are neighbours too), and hands
+    // them out by shuffle; each share's first lane opens its page.
     const std::uint32_t rest = peers & ~detail::lowest_lanes(peers, got);
     const std::uint32_t left = k - got;
     const std::uint32_t my = rank - got;
@@ -263,41 +272,53 @@ class search : public multi_page<Config> {
     const std::uint32_t share = my / per;
     const std::uint32_t share_first = share * per;
     const std::uint32_t share_lanes = left - share_first < per ? left - share_first : per;
+    const std::uint32_t shares = (left + per - 1u) / per;
     const bool last_share = share_first + share_lanes == left;
     const std::uint32_t members = detail::lanes_of(rest, share_first, share_lanes);
+    const unsigned taker = detail::leader_lane(rest);
+    const std::uint32_t start =
+      static_cast<std::uint32_t>(detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp,
+                                                      static_cast<std::uint64_t>(detail::warp_id()) * 32u) %
+                                 pages_);
     std::uint32_t page = detail::page_bitmap::none;
-    if (my == share_first) {
-      const std::uint32_t start = static_cast<std::uint32_t>(
-        detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp,
-                             static_cast<std::uint64_t>(detail::warp_id()) * 32u + share) %
-        pages_);
-      page = free_map_.claim_one(start, claim_words);
-      if (page != detail::page_bitmap::none) {
-        bool opened = false;
-        if (direct) {
-          // The last page keeps room: offer it to the slot (if the slot's page has none).
+    for (std::uint32_t have = 0; have < shares;) {
+      detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
+      if (my == 0) { taken = free_map_.claim_some(start, shares - have, claim_words); }
+      detail::sync_lanes(rest);
+      const std::uint32_t word = detail::shuffle(rest, taken.word, taker);
+      const std::uint64_t bits = detail::shuffle(rest, taken.bits, taker);
+      if (word == detail::page_bitmap::none) { break; }
+      const std::uint32_t n = detail::popcount64(bits);
+      if (share >= have && share < have + n) { page = word * 64u + detail::nth_bit64(bits, share - have); }
+      have += n;
+    }
+    if (my == share_first && page != detail::page_bitmap::none) {
+      bool opened = false;
+      if (direct) {
+        // The last page keeps room: offer it to the slot (if the slot's page has none).
+        open_page(page, cls, fresh, share_lanes);
+        opened = true;
+        if (last_share && share_lanes < fresh.spots) { offer_page(page, cls, fresh.spots, k); }
+      } else if (last_share && share_lanes < fresh.spots) {
+        // Keep the page's room for the slot's warps: install it (before opening when it is the
+        // only page of this round, so that a lost CAS just gives it back).
+        std::uint32_t expected = seen_entry;
+        if (share_first != 0) {
           open_page(page, cls, fresh, share_lanes);
           opened = true;
-          if (last_share && share_lanes < fresh.spots) { offer_page(page, cls, fresh.spots); }
-        } else if (last_share && share_lanes < fresh.spots) {
-          // Keep the page's room for the slot's warps: install it (before opening when it is the
-          // only page of this round, so that a lost CAS just gives it back).
-          std::uint32_t expected = seen_entry;
-          if (share_first != 0) {
-            open_page(page, cls, fresh, share_lanes);
-            opened = true;
-          }
-          if (!entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
-                                             detail::memory_order_relaxed) &&
-              !opened) {
-            DEVALLOC_PROBE(open_lost);
-            free_map_.release(page, 1u, detail::memory_order_relaxed);
-            page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
-          }
         }
-        if (!opened && page < pages_) { open_page(page, cls, fresh, share_lanes); }
+        if (!entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
+                                           detail::memory_order_relaxed) &&
+            !opened) {
+          DEVALLOC_PROBE(open_lost);
+          free_map_.release(page, 1u, detail::memory_order_relaxed);
+          page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
+        }
       }
+      if (!opened && page < pages_) { open_page(page, cls, fresh, share_lanes); }
     }
+    // The share's first lane opened the page (and zeroed a hierarchical page's words) before
+    // its members claim bits; it also tells them if it gave the page back.
     detail::sync_lanes(members);
     page = detail::shuffle(members, page, detail::leader_lane(members));
     if (page == detail::page_bitmap::none) { return round_result::no_free_page; }
@@ -309,9 +330,10 @@ class search : public multi_page<Config> {
   /// A free made page `page` (chunk size `chunk`, `spots` chunks) non-full: offer it to the
   /// calling warp's slot of its class if that slot names no page with room of that class. A
   /// relaxed hint: the chunk size and room are checked by whoever reserves.
-  DEVALLOC_DEVICE void offer_page(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots) const noexcept
+  DEVALLOC_DEVICE void offer_page(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots,
+                                  std::uint32_t lanes = 1u) const noexcept
   {
-    detail::device_atomic<std::uint32_t> entry(slot_for(chunk));
+    detail::device_atomic<std::uint32_t> entry(slot_for(chunk, lanes));
     std::uint32_t current = entry.load(detail::memory_order_relaxed);
     if (current == page + 1u) { return; }
     if (current != 0) {
@@ -481,9 +503,8 @@ class search : public multi_page<Config> {
         detail::device_atomic<std::uint32_t>(segment_word(base, s)).store(0u, detail::memory_order_relaxed);
       }
     }
-    const std::uint64_t before = state.fetch_add(pack(cls, granted), layout.hierarchical
-                                                                        ? detail::memory_order_release
-                                                                        : detail::memory_order_relaxed);
+    const std::uint64_t before = state.fetch_add(
+      pack(cls, granted), layout.hierarchical ? detail::memory_order_release : detail::memory_order_relaxed);
     if (count_of(before) + granted >= layout.spots) { region_add(page, 1u); }
   }
 
