@@ -116,34 +116,8 @@ class page_bitmap {
   /// word rarely collide. Returns the unit, or `none` if the words looked at had no free unit.
   DEVALLOC_DEVICE std::uint32_t claim_one(std::uint32_t start, std::uint32_t max_words) const noexcept
   {
-    if (count_ == 0) { return none; }
-    std::uint32_t w = (start % units_) / 64u;
-    const unsigned rotate = start % 64u;
-    if (max_words > count_) { max_words = count_; }
-    for (std::uint32_t seen = 0; seen < max_words; seen += batch) {
-      std::uint64_t values[batch];
-      DEVALLOC_UNROLL
-      for (std::uint32_t j = 0; j < batch; ++j) {
-        const std::uint32_t wj = (w + j) % count_;
-        values[j] = seen + j < max_words ? atomic_load_relaxed(words_[wj]) : ~std::uint64_t{0};
-      }
-      for (std::uint32_t j = 0; j < batch; ++j) {
-        const std::uint32_t wj = (w + j) % count_;
-        std::uint64_t value = values[j];
-        // Bounded: each lost race shows at least one more taken bit.
-        for (unsigned tries = 0; tries < 64u; ++tries) {
-          const std::uint64_t free_bits = ~value & valid(wj);
-          if (free_bits == 0) { break; }
-          const std::uint64_t above = free_bits & ~bit_range64(0, rotate);
-          const unsigned bit = lowest_bit64(above != 0 ? above : free_bits);
-          const std::uint64_t mask = std::uint64_t{1} << bit;
-          value = device_atomic<std::uint64_t>(words_[wj]).fetch_or(mask, memory_order_acquire);
-          if ((value & mask) == 0) { return wj * 64u + bit; }
-        }
-      }
-      w = (w + batch) % count_;
-    }
-    return none;
+    const word_claim got = claim_some(start, 1u, max_words);
+    return got.word == none ? none : got.word * 64u + lowest_bit64(got.bits);
   }
 
   /// Result of claim_some: the word and the bits of it that the call took.
