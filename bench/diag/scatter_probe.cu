@@ -12,6 +12,7 @@
 //   devalloc-scatter-probe[-counts] [threads=65536] [launches=20] [reps=3] [lo=16] [hi=256]
 //   devalloc-scatter-probe tput [threads=65536] [every=1]   (alloc/free G/s, one allocation per
 //                                                            `every`-th thread)
+//   devalloc-scatter-probe mix [threads] [every] [reps] [lo] [hi]   (as tput, sizes uniform in lo..hi)
 //   devalloc-scatter-probe census [threads] [launches] [reps] [lo] [hi]   (64 MiB, threads x 4 allocations)
 //   devalloc-scatter-probe harness [threads] [launches] [reps] [lo] [hi]   (default configuration: what
 //                                  devalloc-bench's probability kernel adds to the allocator's time)
@@ -66,6 +67,10 @@ struct Default : ScatterConfig {};
 template <std::uint32_t Slots>
 struct Slots_ : ScatterConfig {  // directory slots per class
   static constexpr std::uint32_t class_slots = Slots;
+};
+template <std::uint32_t Slots>
+struct WarpSlots_ : ScatterConfig {  // directory slots of whole-warp groups
+  static constexpr std::uint32_t warp_slots = Slots;
 };
 struct Paper : ScatterConfig {  // the paper's super blocks (the walk's unit)
   static constexpr unsigned long long accessblocksize = 2ull << 30;
@@ -298,13 +303,15 @@ void run(const char* name, const Params& p, double cycles_per_us)
 }
 
 template <class H>
-__global__ void alloc_kernel(H heap, unsigned n, unsigned size, void** out, unsigned* failed, unsigned every)
+__global__ void alloc_kernel(H heap, unsigned n, unsigned size, unsigned hi, void** out, unsigned* failed,
+                             unsigned every)
 {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) { return; }
   out[i] = nullptr;
   if (i % every != 0) { return; }
-  void* p = heap.alloc(size);
+  const unsigned s = hi > size ? static_cast<unsigned>(uniform_size(hash3(i, 7, 0x5EED), size, hi)) : size;
+  void* p = heap.alloc(s);
   if (p == nullptr) {
     atomicAdd(failed, 1u);
   } else {
@@ -324,7 +331,7 @@ __global__ void free_kernel(H heap, unsigned n, void** in, unsigned* bad)
 
 // One allocation per thread, written, verified and freed (devalloc-bench throughput's cell).
 template <class Config>
-void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsigned every)
+void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsigned every, unsigned hi = 0)
 {
   using H = typename heap_for<Config>::type;
   std::printf("%-9s", name);
@@ -336,7 +343,8 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
   TRY(cudaEventCreate(&e2));
   for (const unsigned size : sizes) {
     std::size_t heap_bytes = 1;
-    while (heap_bytes < 1.5 * n * size + (64u << 20)) { heap_bytes *= 2; }
+    const double mean = hi > size ? 0.5 * (size + hi) * 1.3 : size;  // mixed: pages round up
+    while (heap_bytes < 1.5 * n * mean + (64u << 20)) { heap_bytes *= 2; }
     H heap(heap_bytes);
     std::vector<double> a, f;
     devalloc::buffer<u64> counts(DIAG_PROBE ? static_cast<std::size_t>(n) * n_events : 1);
@@ -348,7 +356,7 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
       }
       TRY(cudaMemset(flags.data(), 0, 2 * sizeof(unsigned)));
       TRY(cudaEventRecord(e0));
-      alloc_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, size, ptrs.data(), flags.data(), every);
+      alloc_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, size, hi, ptrs.data(), flags.data(), every);
       TRY(cudaGetLastError());
       TRY(cudaEventRecord(e1));
       free_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, ptrs.data(), flags.data() + 1);
@@ -384,7 +392,8 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
     std::sort(a.begin(), a.end());
     std::sort(f.begin(), f.end());
     const double ops = static_cast<double>((n + every - 1) / every);
-    std::printf(" | %4uB alloc %6.2fG free %6.2fG", size, ops / (a[a.size() / 2] * 1e6), ops / (f[f.size() / 2] * 1e6));
+    std::printf(hi > size ? " | %u-%uB" : " | %4uB", size, hi);
+    std::printf(" alloc %6.2fG free %6.2fG", ops / (a[a.size() / 2] * 1e6), ops / (f[f.size() / 2] * 1e6));
   }
   std::printf("\n");
   std::fflush(stdout);
@@ -572,7 +581,7 @@ void harness(const Params& p)
   harness_us<H, 0>(p, "allocator only (again)");
 }
 
-enum class Mode { prob, tput, census, harness };
+enum class Mode { prob, tput, mix, census, harness };
 
 template <class Config>
 void both(const char* name, const Params& p, double cycles_per_us, Mode mode)
@@ -583,6 +592,8 @@ void both(const char* name, const Params& p, double cycles_per_us, Mode mode)
     } else {
       tput<Config>(name, p.threads, {16, 64, 256, 1024, 4096}, static_cast<unsigned>(p.launches));
     }
+  } else if (mode == Mode::mix) {
+    tput<Config>(name, p.threads, {p.lo}, static_cast<unsigned>(p.launches), p.hi);
   } else if (mode == Mode::census) {
     census<Config>(name, p.threads, p.lo, p.hi);
   } else if (mode == Mode::harness) {
@@ -599,6 +610,7 @@ int main(int argc, char** argv)
   Params p;
   Mode mode = Mode::prob;
   if (argc > 1 && std::string(argv[1]) == "tput") { mode = Mode::tput; }
+  if (argc > 1 && std::string(argv[1]) == "mix") { mode = Mode::mix; }
   if (argc > 1 && std::string(argv[1]) == "census") { mode = Mode::census; }
   if (argc > 1 && std::string(argv[1]) == "harness") { mode = Mode::harness; }
   if (mode != Mode::prob) {
@@ -610,7 +622,8 @@ int main(int argc, char** argv)
   if (argc > 3) { p.reps = std::atoi(argv[3]); }
   if (argc > 4) { p.lo = static_cast<unsigned>(std::atoi(argv[4])); }
   if (argc > 5) { p.hi = static_cast<unsigned>(std::atoi(argv[5])); }
-  if (p.threads == 0 || p.launches < 1 || p.reps < 2 || p.lo == 0 || p.hi < p.lo || p.hi > 4096) {
+  if (p.threads == 0 || p.launches < 1 || p.reps < 2 || p.lo == 0 || p.hi < p.lo ||
+      p.hi > (mode == Mode::mix ? 65536u : 4096u)) {
     std::fprintf(stderr, "usage: %s [threads>0] [launches>=1] [reps>=2] [lo>0] [hi>=lo, <=4096]\n", argv[0]);
     return 2;
   }
@@ -653,10 +666,11 @@ int main(int argc, char** argv)
     TRY(cudaEventDestroy(e1));
   }
   both<Default>("default", p, cycles_per_us, mode);
-  if (mode == Mode::harness) { return 0; }
-  both<Slots_<64>>("slots64", p, cycles_per_us, mode);
+  if (mode == Mode::harness || std::getenv("PROBE_DEFAULT_ONLY") != nullptr) { return 0; }
+  both<WarpSlots_<0>>("wslots0", p, cycles_per_us, mode);
+  both<WarpSlots_<2048>>("wslots2k", p, cycles_per_us, mode);
+  both<WarpSlots_<16384>>("wslots16k", p, cycles_per_us, mode);
   both<Slots_<128>>("slots128", p, cycles_per_us, mode);
-  both<Slots_<2048>>("slots2048", p, cycles_per_us, mode);
   both<Paper>("paper", p, cycles_per_us, mode);
   both<Simd<Default>>("simd", p, cycles_per_us, mode);
   return 0;

@@ -52,11 +52,17 @@ struct Page64KConfig : creation::ScatterConfig {
 struct PaperBlocksConfig : creation::ScatterConfig {  // the paper's and thesis' access block size
   static constexpr unsigned long long accessblocksize = 2ull << 30;
 };
-/// The directory's other regimes: one slot per class (every warp of the grid fills the same page
-/// of a class, so pages are replaced under contention all the time), and no re-reads of a slot
-/// page that is installed but not opened yet (requests then install pages of their own).
+/// The directory's other regimes: one slot per class and one for all whole-warp groups (every
+/// warp of the grid fills the same page of a class, so pages are replaced under contention all
+/// the time; whole warps of different sizes take the one warp slot from each other), no warp
+/// slots (whole warps use their class' slots), and no re-reads of a slot page that is installed
+/// but not opened yet (requests then install pages of their own).
 struct OneSlotConfig : creation::ScatterConfig {
   static constexpr std::uint32_t class_slots = 1;
+  static constexpr std::uint32_t warp_slots = 1;
+};
+struct NoWarpSlotsConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t warp_slots = 0;
 };
 struct NoWaitConfig : creation::ScatterConfig {
   static constexpr std::uint32_t open_wait_reads = 0;
@@ -73,6 +79,7 @@ using SmallBlocks = scatter_allocator<SmallBlocksConfig>;
 using Page1KSimd = scatter_allocator<Page1KConfig, distribution::XMallocSIMD<Simd1KConfig>>;
 using OneSlot = scatter_allocator<OneSlotConfig>;
 using NoWait = scatter_allocator<NoWaitConfig>;
+using NoWarpSlots = scatter_allocator<NoWarpSlotsConfig>;
 
 /// Three sizes of three classes in turn (hierarchical, flat, whole page).
 struct two_sizes {
@@ -113,7 +120,7 @@ TEST(ScatterConfiguration, ClassnameNamesEveryParameter)
 {
   const std::string name = creation::Scatter<>::classname();
   for (const char* part : {"pagesize=", "accessblocksize=", "regionsize=", "wastefactor=", "resetfreedpages=", "k_S=",
-                           "k_mp=", "class_slots=", "open_wait_reads="}) {
+                           "k_mp=", "class_slots=", "warp_slots=", "open_wait_reads="}) {
     EXPECT_NE(name.find(part), std::string::npos) << part << " missing in " << name;
   }
   EXPECT_NE(name.find("pagesize=" + std::to_string(DEVALLOC_SCATTER_PAGESIZE)), std::string::npos);
@@ -131,6 +138,7 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
   EXPECT_NE(creation::Scatter<>::classname().find("accessblocksize=heap,"), std::string::npos);
   EXPECT_EQ(creation::ScatterConfig::regionsize, 16u);
   EXPECT_EQ(creation::ScatterConfig::class_slots, 2048u);
+  EXPECT_EQ(creation::ScatterConfig::warp_slots, 8192u);
   EXPECT_EQ(creation::ScatterConfig::open_wait_reads, 8u);
   EXPECT_EQ(creation::ScatterConfig::wastefactor, 2u);
   EXPECT_TRUE(creation::ScatterConfig::resetfreedpages);
@@ -257,12 +265,14 @@ TEST(ScatterGeometry, TooSmallHeapThrowsAndTheSmallestHeapWorks)
 template <class A>
 class ScatterEach : public ::testing::Test {};
 
-using all_configurations = ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, OneSlot, NoWait>;
+using all_configurations =
+  ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, OneSlot, NoWait, NoWarpSlots>;
 struct configuration_names {
   template <class A>
   static std::string GetName(int i)
   {
-    const char* names[] = {"Default", "DefaultSimd", "NoReset", "SmallBlocks", "Page1KSimd", "OneSlot", "NoWait"};
+    const char* names[] = {"Default",    "DefaultSimd", "NoReset", "SmallBlocks",
+                           "Page1KSimd", "OneSlot",     "NoWait",  "NoWarpSlots"};
     return names[i];
   }
 };

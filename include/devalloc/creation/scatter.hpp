@@ -144,6 +144,10 @@
 #endif
 /// Re-reads of a directory page that another warp has just installed and is opening, before the
 /// request replaces it (see ScatterConfig::open_wait_reads).
+/// Directory slots of whole-warp groups of one size (see ScatterConfig::warp_slots).
+#ifndef DEVALLOC_SCATTER_WARP_SLOTS
+#define DEVALLOC_SCATTER_WARP_SLOTS 8192
+#endif
 #ifndef DEVALLOC_SCATTER_OPEN_WAIT_READS
 #define DEVALLOC_SCATTER_OPEN_WAIT_READS 8
 #endif
@@ -158,7 +162,7 @@ namespace creation {
 /// symbols), never two definitions of one.
 template <std::uint32_t PageSize, unsigned long long AccessBlockSize, std::uint32_t RegionSize,
           std::uint32_t WasteFactor, bool ResetFreedPages, std::uint32_t HashKSize, std::uint32_t HashKMp,
-          std::uint32_t ClassSlots, std::uint32_t OpenWaitReads>
+          std::uint32_t ClassSlots, std::uint32_t WarpSlots, std::uint32_t OpenWaitReads>
 struct basic_scatter_config {
   /// Bytes per page. Requests up to this size share pages; larger ones take consecutive pages.
   static constexpr std::uint32_t pagesize = PageSize;
@@ -184,6 +188,11 @@ struct basic_scatter_config {
   /// fewer pages open per class (a heap of P pages uses at most P / 128); more: fewer warps on
   /// each page's fill counter.
   static constexpr std::uint32_t class_slots = ClassSlots;
+  /// Directory slots of groups of 8 or more lanes of one class (a warp asking for one size),
+  /// shared by all classes: the slot of the warp's index (mod slots), so that each resident warp
+  /// fills a page of its own rather than queueing with others on a slot's fill counter. A heap of
+  /// P pages uses at most P / 8. 0: such groups use their class' slots (one per warp sixteenth).
+  static constexpr std::uint32_t warp_slots = WarpSlots;
   /// Re-reads (with a short sleep) of a directory page that another warp has installed but not
   /// yet opened, before the request installs a page of its own.
   static constexpr std::uint32_t open_wait_reads = OpenWaitReads;
@@ -194,7 +203,7 @@ using ScatterConfig =
   basic_scatter_config<DEVALLOC_SCATTER_PAGESIZE, DEVALLOC_SCATTER_ACCESSBLOCKSIZE, DEVALLOC_SCATTER_REGIONSIZE,
                        DEVALLOC_SCATTER_WASTEFACTOR, (DEVALLOC_SCATTER_RESETFREEDPAGES != 0),
                        DEVALLOC_SCATTER_HASH_K_SIZE, DEVALLOC_SCATTER_HASH_K_MP, DEVALLOC_SCATTER_CLASS_SLOTS,
-                       DEVALLOC_SCATTER_OPEN_WAIT_READS>;
+                       DEVALLOC_SCATTER_WARP_SLOTS, DEVALLOC_SCATTER_OPEN_WAIT_READS>;
 
 template <class Config = ScatterConfig>
 class Scatter : public scatter_detail::search<Config> {
@@ -213,6 +222,7 @@ class Scatter : public scatter_detail::search<Config> {
   using base::pagesize;
   using base::regionsize;
   using base::resetfreedpages;
+  using base::warp_slots;
   using base::wastefactor;
 
   static_assert(pagesize >= 256 && pagesize % 256 == 0 && pagesize <= (1u << 30),
@@ -226,6 +236,8 @@ class Scatter : public scatter_detail::search<Config> {
   static_assert(wastefactor >= 1 && wastefactor <= 1024,
                 "Scatter: wastefactor must be between 1 and 1024; change Config::wastefactor or "
                 "-DDEVALLOC_SCATTER_WASTEFACTOR");
+  static_assert(warp_slots <= (1u << 20),
+                "Scatter: warp_slots must be at most 2^20; change Config::warp_slots or -DDEVALLOC_SCATTER_WARP_SLOTS");
   static_assert(class_slots >= 1 && class_slots <= (1u << 16),
                 "Scatter: class_slots must be between 1 and 65536; change Config::class_slots or "
                 "-DDEVALLOC_SCATTER_CLASS_SLOTS");
@@ -291,6 +303,7 @@ class Scatter : public scatter_detail::search<Config> {
     heap.free_map_ = detail::page_bitmap(reinterpret_cast<std::uint64_t*>(base + g.free_map_offset), g.pages);
     heap.directory_ = reinterpret_cast<std::uint32_t*>(base + g.directory_offset);
     heap.slots_ = g.slots;
+    heap.warp_slots_ = g.warp_slots;
     heap.data_ = base + g.data_offset;
     heap.data_end_ = heap.data_ + static_cast<std::size_t>(g.pages) * pagesize;
     heap.meta_bytes_ = g.meta_bytes;
@@ -323,8 +336,8 @@ class Scatter : public scatter_detail::search<Config> {
            ", regionsize=" + std::to_string(regionsize) + ", wastefactor=" + std::to_string(wastefactor) +
            ", resetfreedpages=" + std::to_string(resetfreedpages ? 1 : 0) +
            ", k_S=" + std::to_string(Config::hash_k_size) + ", k_mp=" + std::to_string(Config::hash_k_mp) +
-           ", class_slots=" + std::to_string(class_slots) + ", open_wait_reads=" + std::to_string(open_wait_reads) +
-           ">";
+           ", class_slots=" + std::to_string(class_slots) + ", warp_slots=" + std::to_string(warp_slots) +
+           ", open_wait_reads=" + std::to_string(open_wait_reads) + ">";
   }
 
   // Geometry of this heap (host and device; valid after init_heap).
@@ -438,7 +451,7 @@ class Scatter : public scatter_detail::search<Config> {
       if ((free_words[w] & ~free_map_.valid(w)) != 0) { fail("free-page map: bits beyond the last page"); }
     }
     {
-      std::vector<std::uint32_t> directory(static_cast<std::size_t>(directory_classes) * slots_);
+      std::vector<std::uint32_t> directory(static_cast<std::size_t>(directory_classes) * slots_ + warp_slots_);
       detail::backend::copy_to_host(directory.data(), directory_, directory.size() * sizeof(std::uint32_t));
       for (const std::uint32_t entry : directory) {
         if (entry > pages_) { fail("class directory: entry " + std::to_string(entry) + " beyond the pages"); }
@@ -694,6 +707,7 @@ class Scatter : public scatter_detail::search<Config> {
   using base::regions_count_;
   using base::slots_;
   using base::states_;
+  using base::warp_slots_;
 
   // Fill accounting, give-back and free (creation/scatter/fill.hpp).
   using base::free_chunk;

@@ -34,15 +34,17 @@ enum event : unsigned {
   page_reset,       ///< Scatter: a fully freed page forgot its chunk size
   region_skip,      ///< Scatter pass 0: a region over the fill threshold was skipped
   walk,             ///< Scatter: the directory path gave up, the walk (pass 0) started
+  map_empty,        ///< Scatter: the words of the free-page map a directory round read had no free page
+  round_again,      ///< Scatter: a directory round ended without serving the lane (another round follows)
   count             ///< number of events
 };
 
 /// Name of an event, for reports.
 constexpr const char* name(unsigned e) noexcept
 {
-  constexpr const char* names[] = {"alloc_chunk", "page_try",   "pass1",         "open_won",    "open_lost",
-                                   "open_wait",   "reserve",    "reserve_short", "claim_retry", "segment_skip",
-                                   "free_chunk",  "page_reset", "region_skip",   "walk"};
+  constexpr const char* names[] = {
+    "alloc_chunk", "page_try",     "pass1",      "open_won",   "open_lost",   "open_wait", "reserve",   "reserve_short",
+    "claim_retry", "segment_skip", "free_chunk", "page_reset", "region_skip", "walk",      "map_empty", "round_again"};
   return e < count ? names[e] : "?";
 }
 

@@ -61,7 +61,8 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     std::uint32_t blocks = 0;
     std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
     std::uint32_t regions = 0;
-    std::uint32_t slots = 0;  ///< directory slots per class
+    std::uint32_t slots = 0;       ///< directory slots per class
+    std::uint32_t warp_slots = 0;  ///< directory slots of whole-warp groups (any class)
   };
 
   /// Host. Splits `bytes` bytes at address `base` into metadata and as many pages as fit.
@@ -102,6 +103,7 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     g.region_pages = p.region_pages;
     g.regions = p.regions_count;
     g.slots = p.slots;
+    g.warp_slots = p.warp_slots;
     return g;
   }
 
@@ -119,16 +121,28 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     return slots == 0 ? 1u : static_cast<std::uint32_t>(slots);
   }
 
+  /// Directory slots of groups of fine_group or more lanes of one class (a whole warp asking for
+  /// one size), shared by every class, for a heap of `pages` pages: Config::warp_slots, fewer in
+  /// small heaps (one per 8 pages), 0 if Config::warp_slots is 0 (such groups then use their
+  /// class' slots).
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t warp_slots_for(std::uint32_t pages) noexcept
+  {
+    if (Config::warp_slots == 0) { return 0u; }
+    std::uint64_t slots = static_cast<std::uint64_t>(pages) / 8u;
+    if (slots > Config::warp_slots) { slots = Config::warp_slots; }
+    return slots == 0 ? 1u : static_cast<std::uint32_t>(slots);
+  }
+
   /// Smallest pool (in bytes, from any address) that holds one page: alignment, header, one
   /// page's state, bitfield, region and block counter, bitmap word, directory, page alignment.
-  static constexpr std::size_t min_pool_bytes = 255 + 256 + 20 + 7 + 8 + 4 * directory_classes + 255 + pagesize;
+  static constexpr std::size_t min_pool_bytes = 255 + 256 + 20 + 7 + 8 + 4 * directory_classes + 4 + 255 + pagesize;
 
  protected:
   static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
 
   struct planned {
     std::uintptr_t states, bitmasks, regions, blockfull, free_map, directory, data, end;
-    std::uint32_t pages_per_block, blocks, region_pages, regions_count, slots;
+    std::uint32_t pages_per_block, blocks, region_pages, regions_count, slots, warp_slots;
   };
 
   // Layout of `pages` pages with the metadata starting at `meta` (256-aligned). 64-bit sums.
@@ -155,7 +169,9 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     p.free_map = align_up(p.blockfull + std::uintptr_t{4} * p.blocks, 8);
     p.directory = p.free_map + std::uintptr_t{8} * detail::page_bitmap::words_for(pages);
     p.slots = slots_for(pages);
-    p.data = align_up(p.directory + std::uintptr_t{4} * directory_classes * p.slots, 256);
+    p.warp_slots = warp_slots_for(pages);
+    p.data =
+      align_up(p.directory + std::uintptr_t{4} * (std::uintptr_t{directory_classes} * p.slots + p.warp_slots), 256);
     p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
     return p;
   }
@@ -192,6 +208,7 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
   detail::page_bitmap free_map_;           // per page: taken (split, multi-page, being opened or reset) or free
   std::uint32_t* directory_ = nullptr;     // per class and slot: 1 + the page the slot's warps fill (0: none)
   std::uint32_t slots_ = 1;                // directory slots per class
+  std::uint32_t warp_slots_ = 0;           // directory slots of whole-warp groups, after the class rows
   char* data_ = nullptr;
   char* data_end_ = nullptr;
   std::size_t meta_bytes_ = 0;

@@ -51,6 +51,7 @@ class search : public multi_page<Config> {
   // Scatter's configuration values the search reads (creation/scatter.hpp documents them).
   static constexpr std::uint32_t wastefactor = Config::wastefactor;
   static constexpr std::uint32_t class_slots = Config::class_slots;
+  static constexpr std::uint32_t warp_slots = Config::warp_slots;
   static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
   /// Rounds of the directory path before a request falls back to the walk.
   static constexpr std::uint32_t directory_rounds = 4;
@@ -79,6 +80,7 @@ class search : public multi_page<Config> {
   using base::slots_;
   using base::states_;
   using base::take_spot;
+  using base::warp_slots_;
   using page_format::chunk_of;
   using page_format::count_of;
   using page_format::flat_spots;
@@ -139,9 +141,14 @@ class search : public multi_page<Config> {
   DEVALLOC_DEVICE std::uint32_t& slot_for(std::uint32_t chunk, std::uint32_t lanes) const noexcept
   {
     const std::uint32_t cls_index = (chunk / min_chunk - 1u) % directory_classes;
-    const std::uint32_t sm = detail::sm_id();
     const std::uint32_t warp = detail::warp_id();
-    const std::uint32_t slot = (lanes >= fine_group ? sm * 16u + warp % 16u : (sm * 4u + warp % 4u) * 4u) % slots_;
+    if (lanes >= fine_group && warp_slots_ != 0) {
+      // Consecutive warps (resident together) get consecutive slots; classes are spread apart.
+      const std::uint32_t slot = (warp + cls_index * 1031u) % warp_slots_;
+      return directory_[static_cast<std::size_t>(directory_classes) * slots_ + slot];
+    }
+    const std::uint32_t sm = detail::sm_id();
+    const std::uint32_t slot = (lanes >= fine_group ? sm * 16u + warp % 16u : sm * 4u + warp % 4u) % slots_;
     return directory_[static_cast<std::size_t>(cls_index) * slots_ + slot];
   }
 
@@ -156,9 +163,9 @@ class search : public multi_page<Config> {
     const page_layout fresh = layout_of(cls);
     for (std::uint32_t round = 0; round < directory_rounds; ++round) {
       void* p = nullptr;
-      const round_result r = directory_round(cls, fresh, p);
+      const round_result r = directory_round(cls, fresh, round, p);
       if (r == round_result::served) { return p; }
-      if (r == round_result::no_free_page) { break; }
+      DEVALLOC_PROBE(round_again);
     }
     // The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page.
     DEVALLOC_PROBE(walk);
@@ -198,7 +205,8 @@ class search : public multi_page<Config> {
   /// is opened, and a lost CAS leaves it with the room that the walk and later frees find).
   /// The only waits are __syncwarp for the lanes that act; nobody waits for a lane that may not
   /// run.
-  DEVALLOC_DEVICE round_result directory_round(std::uint32_t cls, const page_layout& fresh, void*& out) const noexcept
+  DEVALLOC_DEVICE round_result directory_round(std::uint32_t cls, const page_layout& fresh, std::uint32_t round,
+                                               void*& out) const noexcept
   {
     const std::uint32_t peers = detail::match_any(detail::active_mask(), cls);
     const unsigned leader = detail::leader_lane(peers);
@@ -226,10 +234,17 @@ class search : public multi_page<Config> {
           detail::pause_briefly();
           seen = state.load(detail::memory_order_relaxed);
         }
+        // A page the slot still names after the last free reset it (chunk size 0, free in the
+        // map): take it back and open it for this class (no new slot entry, no CAS race).
+        if (chunk_of(seen) == 0 && !free_map_.taken(page) && free_map_.claim_unit(page)) {
+          open_page(page, cls, fresh, k);
+          grant_page = seen_entry;
+          grant = k;  // reservations 0 .. k-1 (k < fresh.spots: the group is not direct)
+        }
         // Only a page of exactly this class serves the group: its lanes ask for different sizes
         // of the class, and only the class' chunk size fits each of them (a page the slot names
         // may have been reset and reopened for another size meanwhile).
-        if (chunk_of(seen) == cls && count_of(seen) < fresh.spots) {
+        else if (chunk_of(seen) == cls && count_of(seen) < fresh.spots) {
           // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
           DEVALLOC_PROBE(reserve);
           const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
@@ -276,10 +291,12 @@ class search : public multi_page<Config> {
     const bool last_share = share_first + share_lanes == left;
     const std::uint32_t members = detail::lanes_of(rest, share_first, share_lanes);
     const unsigned taker = detail::leader_lane(rest);
-    const std::uint32_t start =
-      static_cast<std::uint32_t>(detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp,
-                                                      static_cast<std::uint64_t>(detail::warp_id()) * 32u) %
-                                 pages_);
+    // Where to look in the free-page map: a hash of (warp, class, multiprocessor, round), spread
+    // evenly over the heap (a linear mix such as eq. (3)'s piles starts of different
+    // multiprocessors onto the same words, which then fill first).
+    const std::uint32_t key = detail::warp_id() * 0x9E3779B9u ^ cls * Config::hash_k_size ^
+                              detail::sm_id() * Config::hash_k_mp ^ round * 0x85EBCA6Bu;
+    const auto start = static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key)} * pages_) >> 32);
     std::uint32_t page = detail::page_bitmap::none;
     for (std::uint32_t have = 0; have < shares;) {
       detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
@@ -287,7 +304,10 @@ class search : public multi_page<Config> {
       detail::sync_lanes(rest);
       const std::uint32_t word = detail::shuffle(rest, taken.word, taker);
       const std::uint64_t bits = detail::shuffle(rest, taken.bits, taker);
-      if (word == detail::page_bitmap::none) { break; }
+      if (word == detail::page_bitmap::none) {
+        DEVALLOC_PROBE(map_empty);
+        break;
+      }
       const std::uint32_t n = detail::popcount64(bits);
       if (share >= have && share < have + n) { page = word * 64u + detail::nth_bit64(bits, share - have); }
       have += n;
