@@ -6,6 +6,7 @@
 # scripts/test.sh uses on this machine: only the benchmark's targets, with the build's progress
 # shown), runs it on the GPU when there is one (`gpu` preset: nvcc + nvidia-smi sees a device),
 # otherwise on the CPU backend, and turns the JSON into figures and a Markdown report (tools/plot).
+# It also fetches the kdtree test's meshes into .deps/root (scripts/deps.sh --meshes).
 # Arguments go to devalloc-bench (default: --quick; see `bench/devalloc-bench --help`);
 # `--build-only` builds and stops.
 # Environment: DEVALLOC_BENCH_OUT (default out/bench), DEVALLOC_PRESET, DEVALLOC_JOBS, DEVALLOC_CMAKE_ARGS.
@@ -16,6 +17,7 @@ source scripts/deps.sh
 out=${DEVALLOC_BENCH_OUT:-$PWD/out/bench}
 
 deps_setup --bench
+deps_meshes || deps_note "meshes unavailable: the kdtree test will skip its mesh scenes (generated scenes still run)"
 preset=$(deps_preset)
 deps_configure "$preset" -DCMAKE_INSTALL_PREFIX="${DEVALLOC_BUILD_DIR:-$PWD/build/$preset}/_install"
 build=$DEVALLOC_BUILD

@@ -5,10 +5,12 @@
 # scripts/bench.sh, scripts/gpu-run.sh and scripts/docs.sh, or run on its own:
 #
 #   bash scripts/deps.sh            # check/install what this machine lacks (as test.sh does)
-#   bash scripts/deps.sh --carry    # fetch GoogleTest, CLI11 and nlohmann_json into .deps/root even
-#                                   # if this machine has them, for a machine with no network (a GPU
-#                                   # machine): copy or carry .deps/root (about 7 MB) next to its
-#                                   # tree, then run scripts/gpu-run.sh there.
+#   bash scripts/deps.sh --carry    # fetch GoogleTest, CLI11 and nlohmann_json (and the meshes) into
+#                                   # .deps/root even if this machine has them, for a machine with no
+#                                   # network (a GPU machine): copy or carry .deps/root (about 20 MB)
+#                                   # next to its tree, then run scripts/gpu-run.sh there.
+#   bash scripts/deps.sh --meshes   # only the kdtree benchmark's meshes (Debian's libcgal-demo) into
+#                                   # .deps/root/usr/share/doc/libcgal-dev/data/meshes
 #
 # Order of preference, per dependency (nothing needs sudo except a missing compiler):
 #   CMake >= 3.25 ... on PATH, else apt-get install (root or passwordless sudo), else pip into .deps/cmake
@@ -20,6 +22,8 @@
 #   CLI11, nlohmann_json (header-only; the benchmark): installed CMake packages, else Debian's
 #                     libcli11-dev / nlohmann-json3-dev unpacked into .deps/root as above
 #   matplotlib ...... (figures; bench.sh only) importable, else pip into .deps/python
+#   meshes .......... (devalloc-bench's kdtree test; bench.sh and --carry only) .off files of Debian's
+#                     libcgal-demo, unpacked as above (a missing mesh only skips its scene)
 # .deps/ and .gtest/ are ignored by git.
 #
 # After `deps_setup`, DEVALLOC_CMAKE_DEPS holds the -D arguments that point CMake at what was found;
@@ -168,6 +172,27 @@ deps_matplotlib() {
     && export PYTHONPATH="$DEVALLOC_DEPS/python${PYTHONPATH:+:$PYTHONPATH}"
 }
 
+# The kdtree benchmark's meshes. Debian's libcgal-demo holds CGAL's data files as one archive,
+# usr/share/doc/libcgal-dev/data.tar.gz; the meshes below (16 K ... 89 K triangles, about 11 MB)
+# are taken from its data/meshes/ into .deps/root/usr/share/doc/libcgal-dev/data/meshes, where
+# devalloc-bench looks (bench/src/t_kdtree.cpp), and the package's archives are deleted.
+DEVALLOC_MESHES=(ChineseDragon-10kv blade armadillo bunny00 refined_elephant diplodocus)
+deps_meshes() {
+  local force=${1:-}
+  local doc=$DEVALLOC_DEPS/root/usr/share/doc/libcgal-dev m members=() missing=0
+  for m in "${DEVALLOC_MESHES[@]}"; do
+    members+=("data/meshes/$m.off")
+    [ -f "$doc/data/meshes/$m.off" ] || missing=1
+  done
+  if [ -z "$force" ] && [ $missing = 0 ]; then return 0; fi
+  say "meshes (kdtree): fetching Debian's libcgal-demo into $DEVALLOC_DEPS (no root needed)"
+  DEVALLOC_UNPACK_ROOT=$DEVALLOC_DEPS/root deps_apt_extract libcgal-demo || return 1
+  [ -f "$doc/data.tar.gz" ] || { echo "deps: libcgal-demo has no $doc/data.tar.gz" >&2; return 1; }
+  tar -xzf "$doc/data.tar.gz" -C "$doc" "${members[@]}" || return 1
+  rm -f "$doc/data.tar.gz" "$doc/demo.tar.gz" "$doc/examples.tar.gz"
+  deps_note "meshes: $(ls "$doc/data/meshes" | tr '\n' ' ')($(du -sh "$doc/data/meshes" | cut -f1))"
+}
+
 # deps_setup [--bench]: everything the build needs (and, with --bench, matplotlib; failure to get it
 # only costs the figures).
 deps_setup() {
@@ -210,9 +235,12 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     deps_gtest force
     deps_header_package CLI11 libcli11-dev force
     deps_header_package nlohmann_json nlohmann-json3-dev force
+    deps_meshes force || deps_note "meshes unavailable: the kdtree benchmark will skip its mesh scenes"
     du -sh "$DEVALLOC_DEPS/root"
     echo "copy $DEVALLOC_DEPS/root next to the tree on the GPU machine (as .deps/root; e.g. carry: [\".deps/root\"])" \
          "and run bash scripts/gpu-run.sh there"
+  elif [ "${1:-}" = --meshes ]; then
+    deps_meshes
   else
     deps_setup "$@"
   fi

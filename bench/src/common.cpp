@@ -662,6 +662,7 @@ void Context::run_children(const std::string& test)
     if (!cost.empty()) { cmd += " --cost-model " + shell_quote(cost.serialize()); }
     if (opt.cpu_threads != 0) { cmd += " --cpu-threads " + std::to_string(opt.cpu_threads); }
     if (opt.mixed_heap != 0) { cmd += " --mixed-heap " + std::to_string(opt.mixed_heap); }
+    if (!opt.meshes_dir.empty()) { cmd += " --meshes-dir " + shell_quote(opt.meshes_dir); }
     progress(test + "  " + list + "  heap=" + bytes_label(heap) +
              "  (child process: CUDA's malloc heap is per process)");
     const auto t0 = std::chrono::steady_clock::now();

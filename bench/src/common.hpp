@@ -107,6 +107,7 @@ struct Options {
   unsigned cpu_threads = 0;
   std::size_t cuda_heap = 0;   // CUDA malloc heap of this process; 0: default
   std::size_t mixed_heap = 0;  // heap of the `mixed` test's cells (GPU scale); 0: 1 GiB
+  std::string meshes_dir;      // kdtree's .off meshes; empty: looked for under .deps/root
   // Internal: child processes for CUDA's process-wide malloc heap.
   bool child = false;
   std::string child_out;

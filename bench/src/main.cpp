@@ -125,6 +125,14 @@ const std::vector<TestInfo>& all_tests()
      {"size_class", "fill_fraction"},
      {"alloc_per_s", "failure_fraction", "free_per_s"},
      "allocs/s / failed fraction / frees/s"},
+    {"kdtree",
+     "Vinkler & Havran §6-7 [DS], Tables 3-4",
+     "k-d tree build (spatial median, level by level); nodes' reference arrays from the allocator: build ms, "
+     "ratio to bump, peak live bytes; libcgal-demo meshes, uniform and clustered triangles",
+     test_kdtree,
+     {"scene", "triangles"},
+     {"build_ms_median", "ratio_to_bump", "peak_heap_bytes"},
+     "build ms (median) / ratio to bump / peak live bytes"},
     {"fdg-sizes",
      "FDGMalloc (Widmer 2013) §5.1, Fig. 4",
      "64 threads x 16 allocations of 16 ... 8192 B",
@@ -324,6 +332,12 @@ void declare_options(CLI::App& app, Options& o)
       std::size_t n = 0;
       return CLI::detail::lexical_cast(v, n) && n >= (std::size_t{1} << 20);
     }));
+  app
+    .add_option("--meshes-dir", o.meshes_dir,
+                "kdtree: folder of the .off meshes (default: .deps/root/usr/share/doc/libcgal-dev/\ndata/meshes "
+                "under the working directory, the source tree or above the binary)")
+    ->option_text("DIR")
+    ->check(non_empty);
   app.add_option("--cpu-threads", o.cpu_threads, "CPU backend: std::threads per launch (default 2 x hardware threads)")
     ->option_text("N")
     ->check(CLI::Range(1u, 1024u));

@@ -156,6 +156,7 @@ void add_baseline_ratios(Context& ctx)
     }
     r.set("baseline", base);
   }
+  kdtree_bump_ratios(ctx);
 }
 
 std::string prepare_output_dir(const Options& opt)

@@ -39,7 +39,10 @@ void test_fill(Context&);
 void test_fdg_sizes(Context&);
 void test_fdg_threads(Context&);
 void test_fdg_scaling(Context&);
-void test_mpi(Context&);  // coalescing report §4.2 (t_coalesce.cpp)
+void test_mpi(Context&);     // coalescing report §4.2 (t_coalesce.cpp)
+void test_kdtree(Context&);  // Vinkler & Havran [DS], Table 3 (t_kdtree.cpp)
+/// kdtree's ratio_to_bump on every kdtree record (add_baseline_ratios: after child processes too).
+void kdtree_bump_ratios(Context& ctx);
 
 const std::vector<TestInfo>& all_tests();
 const TestInfo* find_test(const std::string& name);
