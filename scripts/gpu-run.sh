@@ -7,7 +7,10 @@
 # the GPU (CTest label "gpu"), optionally compute-sanitizer on a representative kernel set, and the
 # benchmark; writes every log to $OUT (default ./out).
 #
-#   DEVALLOC_COMMIT=<hash> bash scripts/gpu-run.sh [--sanitize] [--diag] [--no-tests] [--bench "<devalloc-bench args>"]
+#   DEVALLOC_COMMIT=<hash> bash scripts/gpu-run.sh [--sanitize] [--diag] [--no-tests] [--prebuilt] [--bench "<devalloc-bench args>"]
+#
+# --prebuilt skips configure and build and runs the binaries already in the build folder (made on
+# another machine for this GPU's architecture and copied here), the tests as gtest binaries.
 #
 # Environment: DEVALLOC_GPU_TARGETS="t1 t2 ..." builds only those targets (default: all) and
 # DEVALLOC_GPU_TESTS=<regex> runs only the matching GPU tests (ctest -R; DEVALLOC_GPU_TESTS_EXCLUDE:
@@ -35,9 +38,10 @@ while [ $# -gt 0 ]; do
     --sanitize) sanitize=1 ;;
     --diag) diag=1 ;;
     --no-tests) tests=0 ;;
+    --prebuilt) prebuilt=1 ;;
     --bench) bench_args="$2"; shift ;;
     --no-bench) bench_args="" ;;
-    *) echo "usage: $0 [--sanitize] [--diag] [--no-tests] [--bench \"ARGS\"] [--no-bench]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--sanitize] [--diag] [--no-tests] [--prebuilt] [--bench \"ARGS\"] [--no-bench]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -55,12 +59,34 @@ status=0
 
 step() { echo; echo "## $*" | tee -a "$log"; }
 
+if [ "${prebuilt:-0}" = 1 ]; then
+  # Binaries built elsewhere for this GPU's architecture (cross-compiled with nvcc on a machine
+  # without a GPU: `cmake --preset gpu -DCMAKE_CUDA_ARCHITECTURES=90` there) and carried here: no
+  # configure, no build; the tests run as their gtest binaries (CTest's files name the paths of
+  # the machine that built them).
+  step "prebuilt binaries ($build)"
+  ls "$build"/tests/*_cuda "$build"/tests/*/*_cuda "$build"/bench/devalloc-bench-cuda 2>/dev/null | sed "s|$build/||" | tee -a "$log"
+  if [ "$tests" = 1 ]; then
+    step "tests on the GPU (each gtest binary)"
+    for t in "$build"/tests/*_cuda "$build"/tests/*/*_cuda; do
+      [ -x "$t" ] || continue
+      name=$(basename "$t")
+      timeout 600 "$t" --gtest_brief=1 >"$OUT/test-$name.log" 2>&1
+      rc=$?
+      echo "$name: exit $rc; $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/test-$name.log" | tr -s ' ' | paste -sd ';')" | tee -a "$log"
+      grep -E '^\[  FAILED  \]' "$OUT/test-$name.log" | head -20 | tee -a "$log"
+      [ $rc = 0 ] || status=1
+    done
+    tests=0
+  fi
+else
 step "dependencies + configure (preset gpu) + build"
 { deps_setup && deps_configure gpu; } >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log" | tee -a "$log"; exit 1; }
 grep -E "devalloc: CUDA targets" "$OUT/configure.log" | sed 's/^-- //' | tee -a "$log"
 # shellcheck disable=SC2086
 cmake --build "$build" -j"$DEVALLOC_JOBS" ${DEVALLOC_GPU_TARGETS:+--target $DEVALLOC_GPU_TARGETS} >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -40 | tee -a "$log"; exit 1; }
 echo "built ($(grep -c '^\[' "$OUT/build.log") build steps, build.log)" | tee -a "$log"
+fi
 
 if [ "$tests" = 1 ]; then
   step "tests on the GPU (ctest -L gpu)"
