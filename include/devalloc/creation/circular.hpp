@@ -54,10 +54,8 @@
 //
 // Why it is safe under any scheduling (independent thread scheduling, preemption, a debugger
 // stop): an offset is only ever held by a worker that is registered in the segment it lies in,
-// and a chunk boundary disappears only by a merge, which needs the segment's merge flag and, after
-// the flag is set, a registration count seen at zero (a freer takes the flag only from zero;
-// defragment() sets it and waits a bounded time for the walkers inside to leave, while walkers
-// that arrive after the flag unregister without reading a header). So every header a walker reads or CASes is a real
+// and a chunk boundary disappears only by a merge, which needs the segment's merge flag, which can
+// only be taken while nobody is registered. So every header a walker reads or CASes is a real
 // header for as long as it holds the offset, however long it is stopped; the CAS then validates
 // exactly what the walker read (fused: state and next; split: the flag, and the winner re-reads
 // next), so a stale read can only make a CAS fail. A stopped walker blocks merges in its segment
@@ -483,32 +481,16 @@ class basic_circular {
 
   /// Laps after the second that create() walks while defragment() finds busy segments.
   static constexpr std::uint32_t merge_retries = 8;
-  /// Reads (with a short pause) defragment() waits for the walkers inside a segment to leave.
-  static constexpr std::uint32_t drain_reads = 256;
 
-  /// The slow path of create(): merges the runs of free chunks of every segment whose walkers
-  /// leave within drain_reads reads (new walkers skip a segment being merged). Returns the number
-  /// of segments it skipped (another session, or walkers that did not leave in time).
+  /// The slow path of create(): merges the runs of free chunks of every segment nobody walks.
+  /// Returns the number of segments it skipped because workers were registered (or merging).
   DEVALLOC_DEVICE std::uint32_t defragment() const noexcept
   {
     std::uint32_t skipped = 0;
     for (std::uint32_t s = 0; s < segments_; ++s) {
       detail::device_atomic<std::uint32_t> reg(reg_[s]);
-      // Take the session even while workers walk the segment: from here on new walkers skip it
-      // (search() unregisters when it sees the flag), so the walkers inside leave after one walk;
-      // wait a bounded number of reads for them (a stopped walker makes us give the session back
-      // and skip the segment: nobody waits for anybody without end).
-      std::uint32_t seen = reg.fetch_or(merging, detail::memory_order_acquire);
-      if ((seen & merging) != 0) {  // another session (a freer's or a defragmenter's)
-        ++skipped;
-        continue;
-      }
-      for (std::uint32_t wait = 0; seen != 0 && wait < drain_reads; ++wait) {
-        detail::pause_briefly();
-        seen = reg.load(detail::memory_order_acquire) & ~merging;
-      }
-      if (seen != 0) {
-        reg.fetch_sub(merging, detail::memory_order_relaxed);
+      std::uint32_t idle = 0;
+      if (!reg.compare_exchange_strong(idle, merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
         ++skipped;
         continue;
       }

@@ -318,7 +318,9 @@ class search : public multi_page<Config> {
         // The last page keeps room: offer it to the slot (if the slot's page has none).
         open_page(page, cls, fresh, share_lanes);
         opened = true;
-        if (last_share && share_lanes < fresh.spots) { offer_page(page, cls, fresh.spots, k); }
+        // Offered to the class slot that small groups use (whole-warp groups of this class, which
+        // use the warp slots, fill pages by themselves).
+        if (last_share && share_lanes < fresh.spots) { offer_page(page, cls, fresh.spots); }
       } else if (last_share && share_lanes < fresh.spots) {
         // Keep the page's room for the slot's warps: install it (before opening when it is the
         // only page of this round, so that a lost CAS just gives it back).
