@@ -40,12 +40,7 @@
 // remainder's header, then links it with a release store of its own header), moves the hint past
 // its chunk and unregisters. If a whole lap finds nothing, the caller merges every segment it can
 // (defragment(): runs of free chunks become one) and tries one more lap, each segment from its
-// start. While other workers keep segments busy (so that defragment() had to skip some), it
-// pauses (longer each lap) and merges and walks again, up to merge_retries more laps, before returning
-// nullptr: with one sub-heap, thousands of concurrent walkers leave a segment idle only now and
-// then, and frees alone (which merge only in idle segments) left the GPU's heap in pieces too
-// small for later requests (H100, 8192 threads x 4 requests of up to 1 KiB in 64 MiB: 277 failed
-// requests in the third launch before this).
+// start, before returning nullptr.
 //
 // Deallocation (Algorithm 3, free): one CAS used -> free on the chunk's header (a second free
 // finds it free and is reported). Before that, if nobody is registered in the chunk's segment,
@@ -65,8 +60,8 @@
 //
 // Contract:
 //   * create(bytes): thread safe; any subset of a warp may call. Returns a 16-byte aligned pointer
-//     to bytes bytes, or nullptr if no chunk of need units was found in a lap walked after every
-//     segment was merged, or in 2 + merge_retries laps (or bytes is larger than a segment).
+//     to bytes bytes, or nullptr if no chunk of need units was found in two laps (or bytes is
+//     larger than a segment).
 //   * destroy(p): thread safe. freed for the start of a live allocation; invalid_pointer for a
 //     pointer outside the data area, not 16-byte aligned, or whose header is not a used header
 //     (traits.detects_invalid_pointers is false all the same: a pointer inside a chunk may find
@@ -227,8 +222,7 @@ class basic_circular {
     const offset_type need = static_cast<offset_type>(units_needed);
     const std::uint32_t sub = config::sub_heaps == 1 ? 0u : detail::sm_id() % sub_heaps_;
     std::uint32_t first = detail::atomic_load_relaxed(current_[sub]);
-    std::uint32_t skipped = 0;  // segments the last defragment() could not merge
-    for (std::uint32_t lap = 0; lap < 2u + merge_retries; ++lap) {
+    for (int lap = 0; lap < 2; ++lap) {
       std::uint32_t s = first;
       for (std::uint32_t i = 0; i < segments_; ++i) {
         const offset_type u = search(s, need, lap != 0);
@@ -240,10 +234,7 @@ class basic_circular {
         }
         s = s + 1 == segments_ ? 0 : s + 1;
       }
-      if (lap > 0 && skipped == 0) { break; }  // this lap walked a fully merged heap: no room
-      if (lap + 1u == 2u + merge_retries) { break; }
-      for (std::uint32_t wait = 0; wait < lap; ++wait) { detail::pause_briefly(); }  // longer each lap
-      skipped = defragment();
+      if (lap == 0) { defragment(); }
     }
     return nullptr;
   }
@@ -479,19 +470,13 @@ class basic_circular {
     return u;
   }
 
-  /// Laps after the second that create() walks while defragment() finds busy segments.
-  static constexpr std::uint32_t merge_retries = 8;
-
   /// The slow path of create(): merges the runs of free chunks of every segment nobody walks.
-  /// Returns the number of segments it skipped because workers were registered (or merging).
-  DEVALLOC_DEVICE std::uint32_t defragment() const noexcept
+  DEVALLOC_DEVICE void defragment() const noexcept
   {
-    std::uint32_t skipped = 0;
     for (std::uint32_t s = 0; s < segments_; ++s) {
       detail::device_atomic<std::uint32_t> reg(reg_[s]);
       std::uint32_t idle = 0;
       if (!reg.compare_exchange_strong(idle, merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
-        ++skipped;
         continue;
       }
       const offset_type start = segment_start(s);
@@ -510,7 +495,6 @@ class basic_circular {
       detail::device_atomic<offset_type>(hint_[s]).store(start, detail::memory_order_release);
       reg.fetch_sub(merging, detail::memory_order_release);
     }
-    return skipped;
   }
 
   std::uint32_t* current_ = nullptr;  // [sub_heaps]: the segment where a sub-heap's search starts
