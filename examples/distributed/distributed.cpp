@@ -149,7 +149,10 @@ struct options {
   std::uint64_t seed = 1;
   unsigned cpu_threads = 0;
   std::string allocator = "scatter";
+  int inject = 0;  // a fault on the last rank's first received message of step 1, to test the checks
 };
+
+enum fault : int { no_fault, fault_corrupt, fault_drop, fault_duplicate };
 
 void usage(std::FILE* out)
 {
@@ -165,7 +168,8 @@ void usage(std::FILE* out)
                "  --heap-mib N      heap per rank in MiB (default %zu)\n"
                "  --seed N          seed of the message plan (default %" PRIu64
                ")\n"
-               "  --cpu-threads N   CPU backend: host threads per launch (default: devalloc's)\n",
+               "  --cpu-threads N   CPU backend: host threads per launch (default: devalloc's)\n"
+               "  --inject corrupt|drop|duplicate   a fault in step 1 on the last rank (the run must fail)\n",
                d.allocator.c_str(), d.steps, d.threads, d.messages, d.words, d.heap_mib, d.seed);
 }
 
@@ -193,6 +197,17 @@ bool parse(int argc, char** argv, options& o, std::string& error)
       o.allocator = value;
       continue;
     }
+    if (arg == "--inject") {
+      o.inject = value == "corrupt"     ? fault_corrupt
+                 : value == "drop"      ? fault_drop
+                 : value == "duplicate" ? fault_duplicate
+                                        : -1;
+      if (o.inject < 0) {
+        error = "--inject must be corrupt, drop or duplicate, not " + value;
+        return false;
+      }
+      continue;
+    }
     if (!numeric) {
       error = arg + " needs a number, not '" + value + "'";
       return false;
@@ -215,6 +230,10 @@ bool parse(int argc, char** argv, options& o, std::string& error)
       error = "unknown option " + arg;
       return false;
     }
+  }
+  if (o.inject != no_fault && o.steps < 2) {
+    error = "--inject needs --steps 2 or more (the fault is in step 1)";
+    return false;
   }
   if (o.steps < 1 || o.threads == 0 || o.messages == 0 || o.words == 0 || o.heap_mib == 0) {
     error = "--steps, --threads, --messages, --words and --heap-mib must be at least 1";
@@ -463,6 +482,7 @@ int run(const options& o, MPI_Comm world)
     t0 = std::chrono::steady_clock::now();
     const u64* const inc = incoming.data();
     std::uint32_t* const seen_by = seen.data();
+    const int fault = step == 1 && rank == ranks - 1 ? o.inject : no_fault;
     devalloc::launch(
       incoming_messages,
       [=] DEVALLOC_DEVICE(std::size_t w) {
@@ -501,6 +521,11 @@ int run(const options& o, MPI_Comm world)
           return;
         }
         for (std::uint32_t j = 0; j < words + 2u; ++j) { msg[j] = wire[j]; }
+        if (w == 0 && fault == fault_corrupt) { msg[2 + words / 2] ^= 1u; }
+        if (w == 0 && fault == fault_drop) {
+          handle.dealloc(msg);
+          return;
+        }
         // Verify against the sender's plan and content, from the copy.
         const std::uint64_t t = index / per_thread;
         const std::uint32_t m = index % per_thread;
@@ -515,7 +540,7 @@ int run(const options& o, MPI_Comm world)
           atomic_add<u64>(&c[recv_messages], 1);
           atomic_add<u64>(&c[recv_checksum], checksum(msg, words));
           atomic_add<u64>(&c[processed], energy);
-          atomic_add<std::uint32_t>(&seen_by[src * slots + index], 1u);
+          atomic_add<std::uint32_t>(&seen_by[src * slots + index], w == 0 && fault == fault_duplicate ? 2u : 1u);
         } else {
           atomic_add<u64>(&c[bad_messages], 1);
         }
