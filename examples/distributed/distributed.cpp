@@ -339,7 +339,7 @@ int run(const options& o, MPI_Comm world)
 
   std::vector<u64> totals(counter_count, 0);
   int failed_steps = 0;
-  double sum_step = 0, sum_alloc = 0, sum_exchange = 0;
+  double sum_step = 0, sum_alloc = 0, sum_alloc_time = 0, sum_exchange = 0;
   u64 sum_bytes = 0, sum_remote_bytes = 0;
   int measured_steps = 0;
 
@@ -600,6 +600,7 @@ int run(const options& o, MPI_Comm world)
     if (step > 0 || o.steps == 1) {  // step 0 warms up (first touch of the heap and buffers)
       sum_step += max_step;
       sum_alloc += sums[0] / n;
+      sum_alloc_time += (sums[1] + sums[2] + sums[3]) / n;
       sum_exchange += sums[4] / n;
       ++measured_steps;
     }
@@ -640,11 +641,11 @@ int run(const options& o, MPI_Comm world)
     const double m = measured_steps;
     std::printf(
       "distributed: %s  ranks %u  allocator %s  backend %s  steps %d  messages %llu  bytes %.3f MB "
-      "(%.3f MB between ranks)  mean step %.3f ms  allocating kernels %.1f%%  exchange %.3f ms  "
+      "(%.3f MB between ranks)  mean step %.3f ms  allocating kernels %.3f ms = %.1f%%  exchange %.3f ms  "
       "(means over steps %d..%d)  failed steps %d\n",
       ok ? "OK" : "FAILED", ranks, o.allocator.c_str(), devalloc::backend_name(), o.steps, totals[recv_messages],
-      sum_bytes / 1e6, sum_remote_bytes / 1e6, 1e3 * sum_step / m, 100.0 * sum_alloc / m, 1e3 * sum_exchange / m,
-      o.steps == 1 ? 0 : 1, o.steps - 1, failed_steps);
+      sum_bytes / 1e6, sum_remote_bytes / 1e6, 1e3 * sum_step / m, 1e3 * sum_alloc_time / m, 100.0 * sum_alloc / m,
+      1e3 * sum_exchange / m, o.steps == 1 ? 0 : 1, o.steps - 1, failed_steps);
     std::fflush(stdout);
   }
 #if DEVALLOC_BACKEND_CUDA
