@@ -24,8 +24,8 @@
 #   matplotlib ...... (figures; bench.sh only) importable, else pip into .deps/python
 #   Open MPI ........ (examples/distributed and its test cpu:example_distributed_mpi; optional) mpicxx and
 #                     mpiexec on PATH, else apt-get install libopenmpi-dev openmpi-bin (root or
-#                     passwordless sudo; about 20 s here), else a note and the test is not built.
-#                     DEVALLOC_NO_MPI=1 skips it.
+#                     passwordless sudo; 17 s of apt-get install measured), else a note and the test is not built.
+#                     DEVALLOC_NO_MPI=1 skips the install.
 #   meshes .......... (devalloc-bench's kdtree test; bench.sh and --carry only) .off files of Debian's
 #                     libcgal-demo, unpacked as above (a missing mesh only skips its scene)
 # .deps/ and .gtest/ are ignored by git.
@@ -171,7 +171,7 @@ deps_cccl() {
 # Open MPI for the distributed example (issue 16). Optional: without it CMake says the distributed
 # test is not built, and everything else goes on.
 deps_mpi() {
-  [ "${DEVALLOC_NO_MPI:-0}" = 1 ] && { deps_note "MPI: skipped (DEVALLOC_NO_MPI=1): the distributed test is not built"; return 0; }
+  [ "${DEVALLOC_NO_MPI:-0}" = 1 ] && { deps_note "MPI: not installed (DEVALLOC_NO_MPI=1); the distributed test is built only if MPI is already there"; return 0; }
   if command -v mpiexec >/dev/null 2>&1 && { command -v mpicxx >/dev/null 2>&1 || command -v mpic++ >/dev/null 2>&1; }; then
     return 0
   fi
