@@ -22,6 +22,10 @@
 #   CLI11, nlohmann_json (header-only; the benchmark): installed CMake packages, else Debian's
 #                     libcli11-dev / nlohmann-json3-dev unpacked into .deps/root as above
 #   matplotlib ...... (figures; bench.sh only) importable, else pip into .deps/python
+#   Open MPI ........ (examples/distributed and its test cpu:example_distributed_mpi; optional) mpicxx and
+#                     mpiexec on PATH, else apt-get install libopenmpi-dev openmpi-bin (root or
+#                     passwordless sudo; 17 s of apt-get install measured), else a note and the test is not built.
+#                     DEVALLOC_NO_MPI=1 skips the install.
 #   meshes .......... (devalloc-bench's kdtree test; bench.sh and --carry only) .off files of Debian's
 #                     libcgal-demo, unpacked as above (a missing mesh only skips its scene)
 # .deps/ and .gtest/ are ignored by git.
@@ -164,6 +168,24 @@ deps_cccl() {
   DEVALLOC_CMAKE_DEPS+=("-DDEVALLOC_CCCL_HINTS=$(dirname "$DEVALLOC_CCCL_DIR")" "-DCCCL_DIR=$DEVALLOC_CCCL_DIR")
 }
 
+# Open MPI for the distributed example (issue 16). Optional: without it CMake says the distributed
+# test is not built, and everything else goes on.
+deps_mpi() {
+  [ "${DEVALLOC_NO_MPI:-0}" = 1 ] && { deps_note "MPI: not installed (DEVALLOC_NO_MPI=1); the distributed test is built only if MPI is already there"; return 0; }
+  if command -v mpiexec >/dev/null 2>&1 && { command -v mpicxx >/dev/null 2>&1 || command -v mpic++ >/dev/null 2>&1; }; then
+    return 0
+  fi
+  say "Open MPI (examples/distributed, test cpu:example_distributed_mpi): apt-get install libopenmpi-dev openmpi-bin"
+  local t0=$SECONDS
+  if deps_apt_install libopenmpi-dev openmpi-bin && command -v mpiexec >/dev/null 2>&1; then
+    deps_note "Open MPI installed ($(( SECONDS - t0 )) s)"
+  else
+    deps_note "Open MPI is missing and cannot be installed here (needs root or passwordless sudo, and apt-get):"
+    deps_note "the distributed example and its MPI test are NOT built; install libopenmpi-dev openmpi-bin to add them"
+  fi
+  return 0
+}
+
 deps_matplotlib() {
   python3 -c 'import matplotlib' 2>/dev/null && return 0
   if [ -d "$DEVALLOC_DEPS/python/matplotlib" ]; then export PYTHONPATH="$DEVALLOC_DEPS/python${PYTHONPATH:+:$PYTHONPATH}"; return 0; fi
@@ -203,11 +225,13 @@ deps_setup() {
   deps_cccl || return 1
   deps_header_package CLI11 libcli11-dev || return 1
   deps_header_package nlohmann_json nlohmann-json3-dev || return 1
+  deps_mpi
   if [ -d "$DEVALLOC_DEPS/root/usr" ]; then
     DEVALLOC_CMAKE_DEPS+=("-DCMAKE_PREFIX_PATH=$DEVALLOC_DEPS/root/usr${CMAKE_PREFIX_PATH:+;${CMAKE_PREFIX_PATH//:/;}}")
   fi
   if [ "${1:-}" = --bench ]; then deps_matplotlib || deps_note "matplotlib unavailable: figures will be skipped"; fi
   deps_note "cmake $(cmake --version | head -1 | awk '{print $3}'), $(g++ --version | head -1)"
+  deps_note "MPI: $(command -v mpiexec >/dev/null 2>&1 && mpiexec --version 2>/dev/null | head -1 || echo none)"
   deps_note "nvcc: $(command -v nvcc >/dev/null 2>&1 && nvcc --version | tail -1 || echo none); GPU: $(deps_have_gpu && nvidia-smi -L | head -1 || echo none)"
   [ ${#DEVALLOC_CMAKE_DEPS[@]} -eq 0 ] || deps_note "CMake hints: ${DEVALLOC_CMAKE_DEPS[*]}"
   return 0

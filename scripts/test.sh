@@ -3,7 +3,8 @@
 # SPDX-FileCopyrightText: 2026 the devalloc authors
 # scripts/test.sh — the README's test command (and CI's, .ci/run). Installs what is missing
 # (scripts/deps.sh: CMake >= 3.25, g++, GoogleTest, CCCL, CLI11, nlohmann_json; no sudo needed
-# except for a missing compiler), then, in build/<preset> (the folder scripts/bench.sh uses too):
+# except for a missing compiler; Open MPI for the distributed example's test where root or sudo can
+# install it, else that test is not built), then, in build/<preset> (the folder scripts/bench.sh uses too):
 #   1. configures with the preset for this machine (CMakePresets.json): `cpu` where no GPU is
 #      visible (every CPU target; with nvcc, each public header is compiled once for CUDA, and no
 #      _cuda binary is built), `gpu` where nvidia-smi lists one (every target, CUDA tests registered);
