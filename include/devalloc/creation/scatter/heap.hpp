@@ -112,13 +112,11 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
   static constexpr std::uint32_t directory_classes = pagesize / 16u < 512u ? pagesize / 16u : 512u;
 
   /// Directory slots per class for a heap of `pages` pages: Config::class_slots, fewer in small
-  /// heaps (one per 512 pages), so that the pages the slots keep open stay a small part of the
-  /// heap: each class in use may hold a part-filled page per slot, and mixed sizes use about 40
-  /// classes for 4 KiB pages (one per 128 pages left a 64 MiB heap with 40 % of its chunks used
-  /// when it ran out, H100).
+  /// heaps (one per 128 pages), so that the pages the slots keep open stay a small part of the
+  /// heap (mixed sizes use a quarter of the slots, about 40 classes for 4 KiB pages).
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t slots_for(std::uint32_t pages) noexcept
   {
-    std::uint64_t slots = static_cast<std::uint64_t>(pages) / 512u;
+    std::uint64_t slots = static_cast<std::uint64_t>(pages) / 128u;
     if (slots > Config::class_slots) { slots = Config::class_slots; }
     return slots == 0 ? 1u : static_cast<std::uint32_t>(slots);
   }
