@@ -567,6 +567,40 @@ double cuda_event_ms(Context& ctx);  // CUDA: elapsed between the context's even
 void cuda_record_start(Context& ctx);
 void cuda_record_stop_and_sync(Context& ctx);
 
+/// One timed span of launches: start() before the first (CUDA: the context's start event; CPU:
+/// steady_clock), stop() after the last, which waits for them and returns the Timing with the
+/// deadline's outcome, and records the span in ctx.cell_spans_ms.
+class SpanTimer {
+ public:
+  void start(Context& ctx)
+  {
+#if DEVALLOC_BACKEND_CUDA
+    cuda_record_start(ctx);
+#else
+    (void)ctx;
+    t0_ = std::chrono::steady_clock::now();
+#endif
+  }
+  Timing stop(Context& ctx) const
+  {
+    Timing t;
+#if DEVALLOC_BACKEND_CUDA
+    cuda_record_stop_and_sync(ctx);
+    t.ms = cuda_event_ms(ctx);
+#else
+    t.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+#endif
+    const DeadlineState st = ctx.deadline_read();
+    t.expired = st.expired != 0;
+    t.skipped = st.skipped;
+    ctx.cell_spans_ms.push_back(t.ms);
+    return t;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t0_{};
+};
+
 /// Runs `launches` kernels back to back, the l-th running at(l)(i) for i in [0, workers), timed
 /// as one sequence: one event pair around all of them, "the entire GPU time of a test using CUDA
 /// events" (Vinkler & Havran §7). Launch overheads overlap with the previous kernel as they do in
@@ -575,8 +609,7 @@ void cuda_record_stop_and_sync(Context& ctx);
 template <class At>
 Timing launch_timed_sequence(Context& ctx, std::size_t workers, int launches, const At& at, unsigned block = 256)
 {
-  Timing t;
-  if (workers == 0 || launches <= 0) { return t; }
+  if (workers == 0 || launches <= 0) { return Timing{}; }
   const u64 now = ctx.deadline_arm();
   using F = std::decay_t<decltype(at(0))>;
   auto armed = [&](int l) {
@@ -586,29 +619,23 @@ Timing launch_timed_sequence(Context& ctx, std::size_t workers, int launches, co
     }
     return f;
   };
+  SpanTimer span;
 #if DEVALLOC_BACKEND_CUDA
   block = fit_block<F>(block);
   const std::size_t blocks = (workers + block - 1) / block;
-  cuda_record_start(ctx);
+  span.start(ctx);
   for (int l = 0; l < launches; ++l) {
     bench_kernel<<<static_cast<unsigned>(blocks), block>>>(workers, armed(l));
     DEVALLOC_CUDA_TRY(cudaGetLastError());
   }
-  cuda_record_stop_and_sync(ctx);
-  t.ms = cuda_event_ms(ctx);
 #else
   (void)block;
-  const auto t0 = std::chrono::steady_clock::now();
+  span.start(ctx);
   for (int l = 0; l < launches; ++l) {
     devalloc::launch(workers, armed(l), devalloc::launch_options{256, ctx.opt.cpu_threads});
   }
-  t.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 #endif
-  const DeadlineState st = ctx.deadline_read();
-  t.expired = st.expired != 0;
-  t.skipped = st.skipped;
-  ctx.cell_spans_ms.push_back(t.ms);
-  return t;
+  return span.stop(ctx);
 }
 
 /// Runs f(i) for i in [0, workers), timed. Sets the functor's deadline (member `dl`) first.

@@ -695,10 +695,7 @@ struct Buffers {
   }
 };
 
-struct BuildResult {
-  double ms = 0;
-  bool expired = false;
-  u64 skipped = 0;
+struct BuildResult : Timing {
   u32 levels = 0;
 };
 
@@ -720,11 +717,8 @@ BuildResult build_tree(Context& ctx, Lease<E>& lease, Buffers& buf, const Node& 
 
   Build b{buf.tris.data(), buf.nodes.data(), buf.capacity, max_depth,     buf.node_count.data(), nullptr, nullptr, 0,
           nullptr,         nullptr,          nullptr,      buf.ctr.data()};
-#if DEVALLOC_BACKEND_CUDA
-  cuda_record_start(ctx);
-#else
-  const auto t0 = std::chrono::steady_clock::now();
-#endif
+  SpanTimer span;
+  span.start(ctx);
   launch_async(ctx, 1, RootKernel<H>{lease.handle(), buf.nodes.data(), buf.ctr.data()});
   launch_async(ctx, root.count, RootFillKernel{buf.nodes.data()});
   u32 qn = 0;
@@ -758,16 +752,7 @@ BuildResult build_tree(Context& ctx, Lease<E>& lease, Buffers& buf, const Node& 
     q = 1 - q;
     ++out.levels;
   }
-#if DEVALLOC_BACKEND_CUDA
-  cuda_record_stop_and_sync(ctx);
-  out.ms = cuda_event_ms(ctx);
-#else
-  out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-#endif
-  const DeadlineState ds = ctx.deadline_read();
-  out.expired = ds.expired != 0;
-  out.skipped = ds.skipped;
-  ctx.cell_spans_ms.push_back(out.ms);
+  static_cast<Timing&>(out) = span.stop(ctx);
   return out;
 }
 
@@ -829,11 +814,7 @@ void run_scene(Context& ctx, const Scene& scene)
     for (int r = 0; r < runs; ++r) {
       lease.fresh();
       last = build_tree<E>(ctx, lease, buf, root, max_depth);
-      Timing t;
-      t.ms = last.ms;
-      t.expired = last.expired;
-      t.skipped = last.skipped;
-      const bool expired = out.check(t);
+      const bool expired = out.check(last);
       if (!expired && r >= ctx.scale.warmups) { ms.push_back(last.ms); }
       // The tree (untimed): walk it, check it after the last repetition, give every array back.
       const u32 used = std::min(buf.node_count.get(0), capacity);
