@@ -352,10 +352,9 @@ class search : public multi_page<Config> {
   /// A free made page `page` (chunk size `chunk`, `spots` chunks) non-full: offer it to the
   /// calling warp's slot of its class if that slot names no page with room of that class. A
   /// relaxed hint: the chunk size and room are checked by whoever reserves.
-  DEVALLOC_DEVICE void offer_page(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots,
-                                  std::uint32_t lanes = 1u) const noexcept
+  DEVALLOC_DEVICE void offer_page(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots) const noexcept
   {
-    detail::device_atomic<std::uint32_t> entry(slot_for(chunk, lanes));
+    detail::device_atomic<std::uint32_t> entry(slot_for(chunk, 1u));  // the small groups' class slot
     std::uint32_t current = entry.load(detail::memory_order_relaxed);
     if (current == page + 1u) { return; }
     if (current != 0) {
