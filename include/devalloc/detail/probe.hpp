@@ -36,6 +36,7 @@ enum event : unsigned {
   walk,             ///< Scatter: the directory path gave up, the walk (pass 0) started
   map_empty,        ///< Scatter: the words of the free-page map a directory round read had no free page
   round_again,      ///< Scatter: a directory round ended without serving the lane (another round follows)
+  directory_scan,   ///< Scatter: the directory rounds failed; the class' open pages are scanned before the walk
   count             ///< number of events
 };
 
@@ -44,7 +45,8 @@ constexpr const char* name(unsigned e) noexcept
 {
   constexpr const char* names[] = {
     "alloc_chunk", "page_try",     "pass1",      "open_won",   "open_lost",   "open_wait", "reserve",   "reserve_short",
-    "claim_retry", "segment_skip", "free_chunk", "page_reset", "region_skip", "walk",      "map_empty", "round_again"};
+    "claim_retry", "segment_skip", "free_chunk", "page_reset", "region_skip", "walk",      "map_empty", "round_again",
+    "directory_scan"};
   return e < count ? names[e] : "?";
 }
 

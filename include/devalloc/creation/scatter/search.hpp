@@ -167,6 +167,9 @@ class search : public multi_page<Config> {
       if (r == round_result::served) { return p; }
       DEVALLOC_PROBE(round_again);
     }
+    // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
+    // while they still have room), then the walk.
+    if (void* p = scan_directory(cls, fresh)) { return p; }
     // The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page.
     DEVALLOC_PROBE(walk);
     const std::uint64_t hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0);
@@ -348,6 +351,45 @@ class search : public multi_page<Config> {
     out = take_spot(page, cls, fresh, my - share_first);
     return out != nullptr ? round_result::served : round_result::again;
   }
+
+  /// Every directory entry that may name a page of chunk size `cls` — the class' row, then the
+  /// whole-warp slots — read `scan_batch` at a time from the caller's own slot onwards (lanes
+  /// start apart), reserving by CAS (never over-counts) on the first page of this chunk size with
+  /// room. nullptr if none has room. Runs only after the directory rounds found no free page
+  /// near their hashes: in a tight heap the pages the slots keep open are where the room is, and
+  /// reading a few thousand entries is cheaper than the walk over every page's state.
+  DEVALLOC_DEVICE void* scan_directory(std::uint32_t cls, const page_layout& fresh) const noexcept
+  {
+    DEVALLOC_PROBE(directory_scan);
+    const std::uint32_t cls_index = (cls / min_chunk - 1u) % directory_classes;
+    const std::uint32_t lane = detail::lane_id();
+    const std::uint32_t own = detail::sm_id() * 4u + detail::warp_id() % 4u;  // slot_for's small-group slot
+    const std::uint32_t* rows[2] = {directory_ + static_cast<std::size_t>(cls_index) * slots_,
+                                    directory_ + static_cast<std::size_t>(directory_classes) * slots_};
+    const std::uint32_t counts[2] = {slots_, warp_slots_};
+    const std::uint32_t starts[2] = {own + lane, detail::warp_id() + cls_index * 1031u + lane};
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      const std::uint32_t n = counts[r];
+      for (std::uint32_t seen = 0; seen < n; seen += scan_batch) {
+        std::uint32_t entries[scan_batch];
+        DEVALLOC_UNROLL
+        for (std::uint32_t j = 0; j < scan_batch; ++j) {
+          entries[j] = seen + j < n ? detail::atomic_load_relaxed(rows[r][(starts[r] + seen + j) % n]) : 0u;
+        }
+        for (std::uint32_t j = 0; j < scan_batch; ++j) {
+          if (entries[j] == 0) { continue; }
+          const std::uint32_t page = entries[j] - 1u;
+          const std::uint64_t seen_state = load_state(states_, page);
+          if (chunk_of(seen_state) != cls || count_of(seen_state) >= fresh.spots) { continue; }
+          if (void* p = reserve(page, cls, fresh)) { return p; }
+        }
+      }
+    }
+    return nullptr;
+  }
+
+  /// Directory entries scan_directory reads together (independent loads, one memory latency).
+  static constexpr std::uint32_t scan_batch = 8;
 
   /// A free made page `page` (chunk size `chunk`, `spots` chunks) non-full: offer it to the
   /// calling warp's slot of its class if that slot names no page with room of that class. A
