@@ -840,6 +840,32 @@ TEST(ScatterProtocol, ForeignAndRepeatedFreesAreCountedAndDoNotCorruptTheTable)
   EXPECT_NE(message.find("2 double free"), std::string::npos) << message;
 }
 
+TEST(ScatterProtocol, AWarpFreesItsChunksTogetherAndDuplicatesInOneCallAreDoubleFrees)
+{
+  // Frees of one page by the lanes of a warp are combined (one fetch_and per bitfield word, one
+  // give-back per page: free_chunk). Every worker frees chunk (index / 2): pairs of lanes free
+  // the same chunk in one call, so exactly one of each pair frees and the other is a double free,
+  // for flat (1 KiB) and hierarchical (32 B) pages.
+  for (const std::size_t bytes : {std::size_t{32}, std::size_t{1024}}) {
+    Default allocator(scale::heap);
+    const auto c = creation_of(allocator);
+    const std::size_t slots_before = allocator.getAvailableSlots(bytes);
+    constexpr std::size_t chunks = 2048;
+    auto handle = allocator.handle();
+    buffer<void*> table(chunks);
+    void** t = table.data();
+    launch(chunks, [=] DEVALLOC_DEVICE(std::size_t i) { t[i] = handle.alloc(bytes); });
+    const std::vector<void*> host = table.to_host();
+    for (void* p : host) { ASSERT_NE(p, nullptr) << bytes << " B"; }
+    launch(2 * chunks, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(t[i / 2]); });
+    EXPECT_EQ(allocator.stats().double_frees, chunks) << bytes << " B: one of each pair";
+    EXPECT_EQ(allocator.stats().invalid_frees, 0u);
+    EXPECT_EQ(c.check_invariants_host(), "") << bytes << " B";
+    EXPECT_EQ(allocator.getAvailableSlots(bytes), slots_before) << bytes << " B: a chunk lost or given back twice";
+    expect_empty(allocator, "after the paired frees");
+  }
+}
+
 TEST(ScatterProtocol, SmallSuperBlocksServeEveryPageAndEverythingIsReused)
 {
   SmallBlocks allocator(1u << 20);

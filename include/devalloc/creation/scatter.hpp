@@ -594,12 +594,11 @@ class Scatter : public scatter_detail::search<Config> {
     // segment words may not be initialised yet: leave them alone.
     const std::uint32_t count = count_of(seen);
     if (count == 0 || count >= lock_count) { return free_result::double_free; }
-    std::uint64_t before = 0;
-    if (!free_chunk(page, chunk, layout, index, before)) { return free_result::double_free; }
+    bool offer = false;
+    const bool freed = free_chunk(page, chunk, layout, index, offer);
     // The page was full and keeps live chunks: offer its room to the class directory.
-    if (count_of(before) == layout.spots && chunk_of(before) == chunk && layout.spots > 1u) {
-      offer_page(page, chunk, layout.spots);
-    }
+    if (offer) { offer_page(page, chunk, layout.spots); }
+    if (!freed) { return free_result::double_free; }
     if (blocks_ > 1) { maybe_reactivate(page, p); }
     return free_result::freed;
   }

@@ -12,7 +12,7 @@
 //   * bitfield_claim — tryUsePage lines 7-19: try the start spot with atomicOr; on a collision jump
 //     to next_free_bit of the returned value and try again, until a bit is won or the field is
 //     full.
-//   * bitfield_release — free line 8: clear one bit.
+//   * bitfield_release — free line 8: clear bits (one fetch_and for the frees of one word).
 //
 // Memory order: a release clears its bit with release order and a claim takes its bit with acquire
 // order, so whoever wins a bit that a free cleared also sees everything the freeing worker wrote
@@ -75,13 +75,14 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& wor
   }
 }
 
-/// Clears bit `spot` of `word` and returns the value before (ScatterAlloc §6.2, free line 8).
-/// Scope: device; order: release (the freeing worker's writes to the chunk happen before the next
-/// claim of this bit), or relaxed where the caller has issued a release fence before.
+/// Clears the bits `mask` of `word` (one per chunk freed; a warp's frees of one word together) and
+/// returns the value before (ScatterAlloc §6.2, free line 8). Scope: device; order: release (the
+/// freeing workers' writes to their chunks happen before the next claim of these bits), or relaxed
+/// where the callers have issued a release fence before.
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t bitfield_release(
-  std::uint32_t& word, unsigned spot, cuda::std::memory_order order = memory_order_release) noexcept
+  std::uint32_t& word, std::uint32_t mask, cuda::std::memory_order order = memory_order_release) noexcept
 {
-  return device_atomic<std::uint32_t>(word).fetch_and(~(std::uint32_t{1} << spot), order);
+  return device_atomic<std::uint32_t>(word).fetch_and(~mask, order);
 }
 
 }  // namespace detail

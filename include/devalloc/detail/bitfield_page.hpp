@@ -192,6 +192,23 @@ struct bitfield_page {
     }
   }
 
+  /// Clears the bits `mask` of bitfield word `w` of the page at `base` with one fetch_and (flat
+  /// layouts: w = 0, the page's bitfield `bits`; hierarchical: segment w's word, and the segment's
+  /// full-mark in `bits` if the segment was full: pairs with mark_segment_full). Returns the word
+  /// before the clear: a bit of `mask` that was already clear was not allocated (a double free).
+  DEVALLOC_DEVICE static std::uint32_t release_spots(std::uint32_t& bits, char* base, const page_layout& layout,
+                                                     std::uint32_t w, std::uint32_t mask,
+                                                     cuda::std::memory_order order = memory_order_release) noexcept
+  {
+    if (!layout.hierarchical) { return bitfield_release(bits, mask, order); }
+    const std::uint32_t before = bitfield_release(segment_word(base, w), mask, order);
+    if ((before & mask) != 0 && before == detail::low_bits(layout.segment_spots(w))) {
+      // The segment was full: clear its mark.
+      device_atomic<std::uint32_t>(bits).fetch_and(~(1u << w), memory_order_acq_rel);
+    }
+    return before;
+  }
+
   /// Clears the bit of chunk `index` of the page at `base` whose bitfield is `bits` (ScatterAlloc
   /// §6.2 free line 8; hierarchical: also the segment's full-mark). False (and nothing changed) if
   /// the bit was clear: the chunk was not allocated (a double free).
@@ -199,21 +216,9 @@ struct bitfield_page {
                                            std::uint32_t index,
                                            cuda::std::memory_order order = memory_order_release) noexcept
   {
-    if (!layout.hierarchical) {
-      const std::uint32_t before = detail::bitfield_release(bits, index, order);
-      if (((before >> index) & 1u) == 0) { return false; }  // was not allocated (double free)
-    } else {
-      const std::uint32_t s = index / 32u;
-      const std::uint32_t bit = index % 32u;
-      const std::uint32_t spots = layout.segment_spots(s);
-      const std::uint32_t before = detail::bitfield_release(segment_word(base, s), bit, order);
-      if (((before >> bit) & 1u) == 0) { return false; }
-      if (before == detail::low_bits(spots)) {
-        // The segment was full: clear its mark (pairs with mark_segment_full).
-        detail::device_atomic<std::uint32_t>(bits).fetch_and(~(1u << s), detail::memory_order_acq_rel);
-      }
-    }
-    return true;
+    const std::uint32_t w = layout.hierarchical ? index / 32u : 0u;
+    const std::uint32_t bit = 1u << (index % 32u);
+    return (release_spots(bits, base, layout, w, bit, order) & bit) != 0;
   }
 };
 

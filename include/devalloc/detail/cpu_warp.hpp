@@ -12,7 +12,7 @@
 //   * The slot's scheduler picks the next lane to run at random (seeded, so a run can be
 //     repeated) at every warp primitive and every detail::pause_briefly(): lanes run in random
 //     orders and random subsets; nothing assumes lock-step lanes.
-//   * Collectives (ballot, shuffle, match_any, sync_lanes, reduce_add/min) are rendezvous keyed by
+//   * Collectives (ballot, shuffle, match_any, sync_lanes, reduce_add/min/or) are rendezvous keyed by
 //     their mask: each lane of `mask` deposits its value and blocks until every lane of `mask` has
 //     arrived, then reads the values. Disjoint groups of one warp may run different collectives
 //     at the same time; a lane that comes back with the same mask while the previous rendezvous
@@ -94,7 +94,7 @@ inline constexpr std::size_t lane_stack_bytes = 256u << 10;
 inline constexpr double spin_limit_seconds = 60.0;
 
 enum class lane_state : std::uint8_t { ready, forming, blocked, done };
-enum class op : std::uint8_t { none, ballot, shuffle, match_any, sync, reduce_add, reduce_min };
+enum class op : std::uint8_t { none, ballot, shuffle, match_any, sync, reduce_add, reduce_min, reduce_or };
 
 inline const char* op_name(op o) noexcept
 {
@@ -111,6 +111,8 @@ inline const char* op_name(op o) noexcept
       return "group_reduce_add";
     case op::reduce_min:
       return "group_min";
+    case op::reduce_or:
+      return "group_or";
     default:
       return "?";
   }
@@ -386,6 +388,14 @@ class cpu_warp {
           least = std::min(least, static_cast<std::uint32_t>(e.values[lowest(rest)]));
         }
         result = least;
+        break;
+      }
+      case op::reduce_or: {
+        std::uint32_t bits = 0;
+        for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1u) {
+          bits |= static_cast<std::uint32_t>(e.values[lowest(rest)]);
+        }
+        result = bits;
         break;
       }
       default:

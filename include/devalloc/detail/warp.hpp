@@ -316,6 +316,27 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_reduce_add(std::uint32_
 #endif
 }
 
+/// Bitwise or of `value` over the lanes of `mask` (CUDA sm_80+: __reduce_or_sync).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_or(std::uint32_t mask, std::uint32_t value) noexcept
+{
+#if DEVALLOC_BACKEND_CUDA
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(mask, value);
+#else
+  std::uint32_t result = 0;
+  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1u) { result |= shuffle(mask, value, lowest_bit(rest)); }
+  return result;
+#endif
+#else
+  if (cpu::current_warp != nullptr) {  // one rendezvous, as __reduce_or_sync
+    return static_cast<std::uint32_t>(
+      cpu::current_warp->collective(cpu::op::reduce_or, mask, value, 0, call_site::current()));
+  }
+  (void)mask;
+  return value;
+#endif
+}
+
 /// Minimum of `value` over the lanes of `mask`.
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t group_min(std::uint32_t mask, std::uint32_t value) noexcept
 {

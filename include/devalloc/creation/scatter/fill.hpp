@@ -25,6 +25,7 @@
 #include "../../detail/hash.hpp"
 #include "../../detail/platform.hpp"
 #include "../../detail/probe.hpp"
+#include "../../detail/warp.hpp"
 #include "heap.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
@@ -151,22 +152,46 @@ class fill : public heap<Config> {
   // ---------------------------------------------------------------------------------------------
   // Free (ScatterAlloc §6.2)
 
-  /// Clears the chunk's bit and gives its reservation back. False (and nothing changed) if the bit
-  /// was clear: the chunk was not allocated (a double free).
-  /// `before` receives the page state before the give-back.
-  /// One release fence, then the bit clear and the give-back relaxed: the fence orders the chunk's
-  /// data before both (a claim of the bit and a reservation that reads the count each synchronise
-  /// with it), at the cost of one fence instead of two release RMWs (docs/scatter.md, "Memory order").
+  /// Frees chunk `index` of page `page` (chunk size `chunk`) for the lanes of the warp that free
+  /// chunks of one page together (match_any on page and chunk size: any subset of a warp, either
+  /// backend): one fetch_and per bitfield word for the lanes whose chunks share it (their bits
+  /// or-ed: group_or), then one give-back of all the page's freed chunks by the lowest lane — a
+  /// warp that frees what it allocated from one page costs two atomics instead of 64. Returns
+  /// false for this lane (and frees nothing for it) if its bit was clear (a double free) or a lower
+  /// lane of the call frees the same chunk. `offer` is set on the lane that gave back if the page
+  /// was full and keeps live chunks (destroy() then offers it to the class directory).
+  /// Memory order: every lane issues a release fence before the collectives, then the word and
+  /// page leaders' RMWs are relaxed: the fence orders the lane's chunk data before the warp
+  /// barrier that precedes them (the CUDA Programming Guide's fence-then-barrier pattern), and a
+  /// claim of the bit or a reservation that reads the count synchronises with it, at the cost of
+  /// one fence instead of release RMWs (docs/scatter.md, "Memory order").
   DEVALLOC_DEVICE bool free_chunk(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
-                                  std::uint32_t index, std::uint64_t& before) const noexcept
+                                  std::uint32_t index, bool& offer) const noexcept
   {
     DEVALLOC_PROBE(free_chunk);
     detail::device_fence(detail::memory_order_release);
-    if (!page_format::release_spot(bitmasks_[page], page_data(page), layout, index, detail::memory_order_relaxed)) {
-      return false;
+    const std::uint32_t peers =
+      detail::match_any(detail::active_mask(), (static_cast<unsigned long long>(page) << 32) | chunk);
+    // Lanes that free the same chunk: the lowest frees it, the others are double frees.
+    const bool first = detail::rank_in(detail::match_any(peers, index)) == 0;
+    const std::uint32_t w = layout.hierarchical ? index / 32u : 0u;
+    const std::uint32_t bit = first ? 1u << (index % 32u) : 0u;
+    const std::uint32_t word_peers = detail::match_any(peers, w);
+    const std::uint32_t mask = detail::group_or(word_peers, bit);
+    std::uint32_t before_bits = 0;
+    if (detail::rank_in(word_peers) == 0) {
+      before_bits =
+        page_format::release_spots(bitmasks_[page], page_data(page), layout, w, mask, detail::memory_order_relaxed);
     }
-    before = give_back(page, chunk, layout.spots, 1u, detail::memory_order_relaxed);
-    return true;
+    before_bits = detail::shuffle(word_peers, before_bits, detail::leader_lane(word_peers));
+    const bool freed = (before_bits & bit) != 0;
+    const std::uint32_t n = detail::popcount(detail::ballot(peers, freed));
+    offer = false;
+    if (n != 0 && detail::rank_in(peers) == 0) {
+      const std::uint64_t before = give_back(page, chunk, layout.spots, n, detail::memory_order_relaxed);
+      offer = count_of(before) == layout.spots && chunk_of(before) == chunk && layout.spots > n;
+    }
+    return freed;
   }
 
   /// §5.4: a free in a super block other than the active one makes it active with a chance of
