@@ -711,6 +711,13 @@ std::vector<std::size_t> pow2_range(std::size_t lo, std::size_t hi)
   return out;
 }
 
+std::size_t one_alloc_heap(const Context& ctx, std::size_t threads, std::size_t max_size)
+{
+  const double need =
+    1.5 * static_cast<double>(threads) * static_cast<double>(max_size) + static_cast<double>(64u << 20);
+  return clamp_heap(ctx, round_up_pow2(static_cast<std::size_t>(need)));
+}
+
 std::size_t round_up_pow2(std::size_t x)
 {
   std::size_t p = 1;

@@ -914,6 +914,9 @@ std::vector<std::size_t> cap_threads(const Context& ctx, std::vector<std::size_t
 std::vector<std::size_t> pow2_range(std::size_t lo, std::size_t hi);  // lo, 2lo, ..., <= hi
 std::size_t round_up_pow2(std::size_t x);
 std::size_t clamp_heap(const Context& ctx, std::size_t bytes);
+/// Heap for one allocation of at most `max_size` bytes per thread: 1.5 x the demand plus 64 MiB,
+/// rounded up to a power of two, clamped to the backend's limit.
+std::size_t one_alloc_heap(const Context& ctx, std::size_t threads, std::size_t max_size);
 inline std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 
 /// Allocation sizes and pointers copied from the device, for layout analysis.

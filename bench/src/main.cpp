@@ -24,6 +24,15 @@ namespace devalloc_bench {
 const std::vector<TestInfo>& all_tests()
 {
   static const std::vector<TestInfo> tests = {
+    // First: its first cell per allocator times the first launch of the allocating kernel.
+    {"launch",
+     "project issue 12: small launches, first launch",
+     "10^3 and 10^4 threads x 16 B and 16-256 B: first launch of the allocating kernel in the process, allocator "
+     "construction, median launch against an empty kernel's",
+     test_launch,
+     {"size_class", "threads"},
+     {"first_alloc_ms", "alloc_over_floor_us", "free_over_floor_us"},
+     "first launch ms / alloc, free µs over the launch floor"},
     {"scatter-ops",
      "ScatterAlloc (Steinberger 2012) §7-8, Fig. 3",
      "p_alloc = p_free = 0.75 launches; cycles per alloc/free (mean, CV) vs threads, 16/32/64/128 B",
@@ -125,6 +134,13 @@ const std::vector<TestInfo>& all_tests()
      {"size_class", "fill_fraction"},
      {"alloc_per_s", "failure_fraction", "free_per_s"},
      "allocs/s / failed fraction / frees/s"},
+    {"large",
+     "project issue 12: large requests",
+     "one allocation per thread of 8 KiB, 64 KiB, 1 MiB in an 8 GiB heap, 2^10 threads up to 90 % of the heap",
+     test_large,
+     {"size", "threads"},
+     {"alloc_per_s", "free_per_s", "failure_fraction"},
+     "allocs/s / frees/s / failed fraction"},
     {"kdtree",
      "Vinkler & Havran §6-7 [DS], Tables 3-4",
      "k-d tree build (spatial median, level by level); nodes' reference arrays from the allocator: build ms, "

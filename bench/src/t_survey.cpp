@@ -21,13 +21,6 @@ namespace devalloc_bench {
 
 namespace {
 
-std::size_t one_alloc_heap(const Context& ctx, std::size_t threads, std::size_t max_size)
-{
-  const double need =
-    1.5 * static_cast<double>(threads) * static_cast<double>(max_size) + static_cast<double>(64u << 20);
-  return clamp_heap(ctx, round_up_pow2(static_cast<std::size_t>(need)));
-}
-
 struct SizeClass {
   const char* name;
   std::size_t lo, hi;

@@ -36,6 +36,8 @@ void test_survey(Context&);
 void test_throughput(Context&);
 void test_mixed(Context&);
 void test_fill(Context&);
+void test_large(Context&);
+void test_launch(Context&);
 void test_fdg_sizes(Context&);
 void test_fdg_threads(Context&);
 void test_fdg_scaling(Context&);

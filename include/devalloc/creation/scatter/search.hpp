@@ -14,7 +14,9 @@
 //     their leader from the class' directory slot of their multiprocessor quarter — one
 //     fetch_add for the group on the page the slot names; when that page is full (or gone), a new
 //     page comes from the free-page map (detail/page_bitmap.hpp) near eq. (3)'s page and is
-//     installed in the slot by CAS (directory_round). Only when the map has no free page near
+//     installed in the slot by CAS (directory_round). A small group whose slot's page served
+//     nobody first tries the class page (one word per class: the page the class opened last), so
+//     that a sparse class fills one page at a time. Only when the map has no free page near
 //     there does the request walk the heap as the paper does: pass 0 (regions over 90 % skipped),
 //     then the exhaustive pass 1 (search_block, try_page_group, try_page, reserve).
 //   * open_page: the owner of a page taken from the free-page map gives it its chunk size.
@@ -152,6 +154,18 @@ class search : public multi_page<Config> {
     return directory_[static_cast<std::size_t>(cls_index) * slots_ + slot];
   }
 
+  /// The class page of chunk size `chunk`: one word per class (after the warp slots) naming the
+  /// page of the class that was opened last. A small group whose slot's page served nothing
+  /// reserves there before it opens a page of its own, so that a sparse class (mixed sizes: a few
+  /// hundred requests of a class spread over hundreds of slots) fills one page at a time instead
+  /// of opening a page per request; a dense class fills that page at once and its slots open
+  /// pages of their own as before.
+  DEVALLOC_DEVICE std::uint32_t& class_page(std::uint32_t chunk) const noexcept
+  {
+    const std::uint32_t cls_index = (chunk / min_chunk - 1u) % directory_classes;
+    return directory_[static_cast<std::size_t>(directory_classes) * slots_ + warp_slots_ + cls_index];
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Allocation of chunks up to one page
 
@@ -224,48 +238,22 @@ class search : public multi_page<Config> {
     // the slot's page could serve only part of it, and every such group would queue on it.
     const bool direct = k >= fresh.spots;
     if (rank == 0 && !direct) {
-      DEVALLOC_PROBE(page_try);
       seen_entry = entry.load(detail::memory_order_relaxed);
-      if (seen_entry != 0) {
-        const std::uint32_t page = seen_entry - 1u;
-        detail::device_atomic<std::uint64_t> state(states_[page]);
-        std::uint64_t seen = state.load(detail::memory_order_relaxed);
-        // Installed but not opened yet (taken in the map, chunk size still 0): its owner opens it
-        // right after the CAS; re-read a bounded number of times.
-        for (std::uint32_t wait = 0; wait < open_wait_reads && chunk_of(seen) == 0 && free_map_.taken(page); ++wait) {
-          DEVALLOC_PROBE(open_wait);
-          detail::pause_briefly();
-          seen = state.load(detail::memory_order_relaxed);
-        }
-        // A page the slot still names after the last free reset it (chunk size 0, free in the
-        // map): take it back and open it for this class (no new slot entry, no CAS race).
-        if (chunk_of(seen) == 0 && !free_map_.taken(page) && free_map_.claim_unit(page)) {
-          open_page(page, cls, fresh, k);
-          grant_page = seen_entry;
-          grant = k;  // reservations 0 .. k-1 (k < fresh.spots: the group is not direct)
-        }
-        // Only a page of exactly this class serves the group: its lanes ask for different sizes
-        // of the class, and only the class' chunk size fits each of them (a page the slot names
-        // may have been reset and reopened for another size meanwhile).
-        else if (chunk_of(seen) == cls && count_of(seen) < fresh.spots) {
-          // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
-          DEVALLOC_PROBE(reserve);
-          const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
-          account_increment(page, old, cls, fresh.spots, k);
-          std::uint32_t got = 0;
-          if (chunk_of(old) == cls && count_of(old) < fresh.spots) {
-            got = fresh.spots - count_of(old) < k ? fresh.spots - count_of(old) : k;
-            grant_page = seen_entry;
-            grant = count_of(old) << 6 | got;
-          }
-          if (got < k) {
-            DEVALLOC_PROBE(reserve_short);
-            // A failed reservation wrote nothing: relaxed.
-            give_back(page, cls, fresh.spots, k - got, detail::memory_order_relaxed);
+      reserve_on_entry(seen_entry, cls, fresh, k, grant_page, grant);
+      if (grant == 0 && k < fine_group) {
+        // The slot's page served nobody: the class page, if it names another page of the class
+        // with room; the slot then names that page too.
+        detail::device_atomic<std::uint32_t> shared(class_page(cls));
+        const std::uint32_t other = shared.load(detail::memory_order_relaxed);
+        if (other != 0 && other != seen_entry) {
+          reserve_on_entry(other, cls, fresh, k, grant_page, grant);
+          if (grant != 0 &&
+              entry.compare_exchange_strong(seen_entry, other, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
+            seen_entry = other;
           }
         }
-        if (grant == 0 || (grant & 63u) < k) { moved = entry.load(detail::memory_order_relaxed) != seen_entry; }
       }
+      if (grant == 0 || (grant & 63u) < k) { moved = entry.load(detail::memory_order_relaxed) != seen_entry; }
     }
     // The leader's acquire happens before every member's bit claim.
     detail::sync_lanes(peers);
@@ -317,13 +305,17 @@ class search : public multi_page<Config> {
     }
     if (my == share_first && page != detail::page_bitmap::none) {
       bool opened = false;
+      bool installed = false;
       if (direct) {
         // The last page keeps room: offer it to the slot (if the slot's page has none).
         open_page(page, cls, fresh, share_lanes);
         opened = true;
         // Offered to the class slot that small groups use (whole-warp groups of this class, which
         // use the warp slots, fill pages by themselves).
-        if (last_share && share_lanes < fresh.spots) { offer_page(page, cls, fresh.spots); }
+        if (last_share && share_lanes < fresh.spots) {
+          offer_page(page, cls, fresh.spots);
+          offer(class_page(cls), page, cls, fresh.spots);
+        }
       } else if (last_share && share_lanes < fresh.spots) {
         // Keep the page's room for the slot's warps: install it (before opening when it is the
         // only page of this round, so that a lost CAS just gives it back).
@@ -332,15 +324,17 @@ class search : public multi_page<Config> {
           open_page(page, cls, fresh, share_lanes);
           opened = true;
         }
-        if (!entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
-                                           detail::memory_order_relaxed) &&
-            !opened) {
+        if (entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
+                                          detail::memory_order_relaxed)) {
+          installed = k < fine_group;  // small groups share their new page through the class page
+        } else if (!opened) {
           DEVALLOC_PROBE(open_lost);
           free_map_.release(page, 1u, detail::memory_order_relaxed);
           page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
         }
       }
       if (!opened && page < pages_) { open_page(page, cls, fresh, share_lanes); }
+      if (installed) { offer(class_page(cls), page, cls, fresh.spots); }
     }
     // The share's first lane opened the page (and zeroed a hierarchical page's words) before
     // its members claim bits; it also tells them if it gave the page back.
@@ -352,8 +346,59 @@ class search : public multi_page<Config> {
     return out != nullptr ? round_result::served : round_result::again;
   }
 
-  /// Every directory entry that may name a page of chunk size `cls` — the class' row, then the
-  /// whole-warp slots — read `scan_batch` at a time from the caller's own slot onwards (lanes
+  /// The leader's reservation for its group of `k` lanes on the page that directory entry `seen`
+  /// names (1 + page; 0: none): one fetch_add(k) if the page has exactly chunk size `cls` and
+  /// room (what the page had no room for is given back), re-reading a few times a page that is
+  /// installed but not opened yet; a page that the last free reset (chunk size 0, free in the map)
+  /// is claimed back in place and opened for this class. Sets grant_page (1 + page) and grant
+  /// (first reservation index << 6 | reservations granted); leaves them unchanged if nothing was
+  /// granted.
+  DEVALLOC_DEVICE void reserve_on_entry(std::uint32_t seen, std::uint32_t cls, const page_layout& fresh,
+                                        std::uint32_t k, std::uint32_t& grant_page, std::uint32_t& grant) const noexcept
+  {
+    if (seen == 0) { return; }
+    DEVALLOC_PROBE(page_try);
+    const std::uint32_t page = seen - 1u;
+    detail::device_atomic<std::uint64_t> state(states_[page]);
+    std::uint64_t now = state.load(detail::memory_order_relaxed);
+    // Installed but not opened yet (taken in the map, chunk size still 0): its owner opens it
+    // right after the CAS; re-read a bounded number of times.
+    for (std::uint32_t wait = 0; wait < open_wait_reads && chunk_of(now) == 0 && free_map_.taken(page); ++wait) {
+      DEVALLOC_PROBE(open_wait);
+      detail::pause_briefly();
+      now = state.load(detail::memory_order_relaxed);
+    }
+    // A page the entry still names after the last free reset it (chunk size 0, free in the map):
+    // take it back and open it for this class (no new entry, no CAS race).
+    if (chunk_of(now) == 0 && !free_map_.taken(page) && free_map_.claim_unit(page)) {
+      open_page(page, cls, fresh, k);
+      grant_page = seen;
+      grant = k;  // reservations 0 .. k-1 (k < fresh.spots: the group is not direct)
+      return;
+    }
+    // Only a page of exactly this class serves the group: its lanes ask for different sizes of
+    // the class, and only the class' chunk size fits each of them (a page an entry names may have
+    // been reset and reopened for another size meanwhile).
+    if (chunk_of(now) != cls || count_of(now) >= fresh.spots) { return; }
+    // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
+    DEVALLOC_PROBE(reserve);
+    const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
+    account_increment(page, old, cls, fresh.spots, k);
+    std::uint32_t got = 0;
+    if (chunk_of(old) == cls && count_of(old) < fresh.spots) {
+      got = fresh.spots - count_of(old) < k ? fresh.spots - count_of(old) : k;
+      grant_page = seen;
+      grant = count_of(old) << 6 | got;
+    }
+    if (got < k) {
+      DEVALLOC_PROBE(reserve_short);
+      // A failed reservation wrote nothing: relaxed.
+      give_back(page, cls, fresh.spots, k - got, detail::memory_order_relaxed);
+    }
+  }
+
+  /// Every directory entry that may name a page of chunk size `cls` — the class page, the class'
+  /// row, then the whole-warp slots — read `scan_batch` at a time from the caller's own slot onwards (lanes
   /// start apart), reserving by CAS (never over-counts) on the first page of this chunk size with
   /// room. nullptr if none has room. Runs only after the directory rounds found no free page
   /// near their hashes: in a tight heap the pages the slots keep open are where the room is, and
@@ -364,11 +409,11 @@ class search : public multi_page<Config> {
     const std::uint32_t cls_index = (cls / min_chunk - 1u) % directory_classes;
     const std::uint32_t lane = detail::lane_id();
     const std::uint32_t own = detail::sm_id() * 4u + detail::warp_id() % 4u;  // slot_for's small-group slot
-    const std::uint32_t* rows[2] = {directory_ + static_cast<std::size_t>(cls_index) * slots_,
+    const std::uint32_t* rows[3] = {&class_page(cls), directory_ + static_cast<std::size_t>(cls_index) * slots_,
                                     directory_ + static_cast<std::size_t>(directory_classes) * slots_};
-    const std::uint32_t counts[2] = {slots_, warp_slots_};
-    const std::uint32_t starts[2] = {own + lane, detail::warp_id() + cls_index * 1031u + lane};
-    for (std::uint32_t r = 0; r < 2; ++r) {
+    const std::uint32_t counts[3] = {1u, slots_, warp_slots_};
+    const std::uint32_t starts[3] = {0u, own + lane, detail::warp_id() + cls_index * 1031u + lane};
+    for (std::uint32_t r = 0; r < 3; ++r) {
       const std::uint32_t n = counts[r];
       for (std::uint32_t seen = 0; seen < n; seen += scan_batch) {
         std::uint32_t entries[scan_batch];
@@ -392,11 +437,20 @@ class search : public multi_page<Config> {
   static constexpr std::uint32_t scan_batch = 8;
 
   /// A free made page `page` (chunk size `chunk`, `spots` chunks) non-full: offer it to the
-  /// calling warp's slot of its class if that slot names no page with room of that class. A
-  /// relaxed hint: the chunk size and room are checked by whoever reserves.
+  /// calling warp's slot of its class (the small groups' slot) if that slot names no page with
+  /// room of that class.
   DEVALLOC_DEVICE void offer_page(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots) const noexcept
   {
-    detail::device_atomic<std::uint32_t> entry(slot_for(chunk, 1u));  // the small groups' class slot
+    offer(slot_for(chunk, 1u), page, chunk, spots);
+  }
+
+  /// Puts page `page` (chunk size `chunk`, `spots` chunks) into directory word `word` unless the
+  /// word names it already or names a page of that chunk size with room. A relaxed hint: the
+  /// chunk size and room are checked by whoever reserves.
+  DEVALLOC_DEVICE void offer(std::uint32_t& word, std::uint32_t page, std::uint32_t chunk,
+                             std::uint32_t spots) const noexcept
+  {
+    detail::device_atomic<std::uint32_t> entry(word);
     std::uint32_t current = entry.load(detail::memory_order_relaxed);
     if (current == page + 1u) { return; }
     if (current != 0) {
