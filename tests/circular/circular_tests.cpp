@@ -140,7 +140,8 @@ std::vector<unmerged_segment> unmerged_segments(Allocator& allocator)
       const bool is_free = chunks[k].state == detail::chunk_free;
       free_pairs += previous_free && is_free;
       previous_free = is_free;
-      untouched = untouched && is_free && (chunks[k].u >= c.segments() * R || chunks[k].next - chunks[k].u == presplit_size);
+      untouched =
+        untouched && is_free && (chunks[k].u >= c.segments() * R || chunks[k].next - chunks[k].u == presplit_size);
     }
     if (!untouched && free_pairs != 0) { result.push_back({s, in, free_pairs}); }
   }
@@ -166,9 +167,8 @@ std::vector<std::uintptr_t> free_among_walkers(Allocator& allocator, std::size_t
   auto handle = allocator.handle();
   buffer<std::uintptr_t> first(workers);
   std::uintptr_t* table = first.data();
-  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
-    table[i] = reinterpret_cast<std::uintptr_t>(handle.alloc(size(i, 0)));
-  });
+  launch(workers,
+         [=] DEVALLOC_DEVICE(std::size_t i) { table[i] = reinterpret_cast<std::uintptr_t>(handle.alloc(size(i, 0))); });
   launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
     if (i % 2 == 0) {
       handle.dealloc(reinterpret_cast<void*>(table[i]));
