@@ -10,6 +10,7 @@
 // backends (g++ and, through a one-line .cu, nvcc); launches live in free functions.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -111,6 +112,72 @@ std::pair<unsigned long long, unsigned long long> wrap_storm(Allocator& allocato
     }
   });
   return {c.get(0), c.get(1)};
+}
+
+/// The segments whose chunks are not merged: neither untouched (every chunk free, of the
+/// pre-split size of eq. 1; the last segment's leftover chunk aside) nor free of two consecutive
+/// free chunks. Each entry: segment index, chunks in it, adjacent free pairs in it.
+struct unmerged_segment {
+  std::uint32_t segment;
+  std::size_t chunks;
+  std::size_t free_pairs;
+};
+
+template <class Allocator>
+std::vector<unmerged_segment> unmerged_segments(Allocator& allocator)
+{
+  const auto c = allocator.handle().creation();
+  const std::vector<chunk_record> chunks = chunks_of(allocator);
+  const std::uint64_t R = c.root_units();
+  std::vector<unmerged_segment> result;
+  std::size_t k = 0;
+  for (std::uint32_t s = 0; s < c.segments(); ++s) {
+    const std::uint64_t end = c.segment_end(s);
+    const std::uint64_t presplit_size = R >> (s % c.levels());
+    std::size_t in = 0, free_pairs = 0;
+    bool untouched = true;
+    for (bool previous_free = false; k < chunks.size() && chunks[k].u < end; ++k, ++in) {
+      const bool is_free = chunks[k].state == detail::chunk_free;
+      free_pairs += previous_free && is_free;
+      previous_free = is_free;
+      untouched =
+        untouched && is_free && (chunks[k].u >= c.segments() * R || chunks[k].next - chunks[k].u == presplit_size);
+    }
+    if (!untouched && free_pairs != 0) { result.push_back({s, in, free_pairs}); }
+  }
+  return result;
+}
+
+std::string describe(const std::vector<unmerged_segment>& segments)
+{
+  std::string text;
+  for (const unmerged_segment& s : segments) {
+    text += " segment " + std::to_string(s.segment) + ": " + std::to_string(s.chunks) + " chunks, " +
+            std::to_string(s.free_pairs) + " adjacent free pairs;";
+  }
+  return text;
+}
+
+/// Worker i allocates size(i, 0) bytes in a first launch; in a second launch the even workers free
+/// theirs while the odd ones allocate and free `rounds` more chunks each (so frees meet registered
+/// walkers); the odd workers' first chunks stay live and are returned.
+template <class Allocator, class Size>
+std::vector<std::uintptr_t> free_among_walkers(Allocator& allocator, std::size_t workers, std::size_t rounds, Size size)
+{
+  auto handle = allocator.handle();
+  buffer<std::uintptr_t> first(workers);
+  std::uintptr_t* table = first.data();
+  launch(workers,
+         [=] DEVALLOC_DEVICE(std::size_t i) { table[i] = reinterpret_cast<std::uintptr_t>(handle.alloc(size(i, 0))); });
+  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
+    if (i % 2 == 0) {
+      handle.dealloc(reinterpret_cast<void*>(table[i]));
+      table[i] = 0;
+      return;
+    }
+    for (std::size_t r = 1; r <= rounds; ++r) { handle.dealloc(handle.alloc(size(i, r))); }
+  });
+  return first.to_host();
 }
 
 template <class A>
@@ -260,6 +327,59 @@ TYPED_TEST(CircularFamily, OutOfMemoryCountsAndSlotsBeforeAndAfterFreeAll)
   EXPECT_NE(big, 0u) << "free chunks of a segment were not merged back into one";
   single_dealloc(allocator, big);
   EXPECT_EQ(single_alloc(allocator, segment_bytes + 16 * c.total_units()), 0u);
+}
+
+TYPED_TEST(CircularFamily, ConcurrentFreesLeaveEverySegmentMerged)
+{
+  // A free-only launch after an alloc launch (live_allocations' last launch), many workers: every
+  // free that finds its segment busy (a merge session, or walkers) marks it dirty, and the
+  // session's owner or the segment's last walker merges the whole segment. When the launch ends no
+  // segment has two free chunks in a row (issue 13: before, a free merged only with the chunks
+  // after it, and only when nobody else was in its segment).
+  TypeParam allocator(small_heap);
+  for (int round = 0; round < 6; ++round) {
+    const auto r = live_allocations(allocator, 2048, 4, mixed_size{256}, all_workers{});
+    EXPECT_EQ(r.overlaps + r.pattern_errors, 0u);
+    const std::vector<unmerged_segment> unmerged = unmerged_segments(allocator);
+    EXPECT_TRUE(unmerged.empty()) << "round " << round << ":" << describe(unmerged);
+  }
+  EXPECT_EQ(allocator.stats().invalid_frees + allocator.stats().double_frees, 0u);
+}
+
+TYPED_TEST(CircularFamily, FreesAmongWalkersAreMergedWhenTheLastWalkerLeaves)
+{
+  TypeParam allocator(small_heap);
+  for (int round = 0; round < 4; ++round) {
+    const std::vector<std::uintptr_t> live = free_among_walkers(allocator, 2048, 3, mixed_size{200});
+    const std::vector<unmerged_segment> unmerged = unmerged_segments(allocator);
+    EXPECT_TRUE(unmerged.empty()) << "round " << round << ":" << describe(unmerged);
+    dealloc_each(allocator, live);
+    EXPECT_TRUE(unmerged_segments(allocator).empty()) << "round " << round << " after freeing the rest";
+  }
+  EXPECT_EQ(allocator.stats().invalid_frees + allocator.stats().double_frees, 0u);
+}
+
+TYPED_TEST(CircularFamily, ReuseLaunchesThenOneWholeSegmentPerSegment)
+{
+  // Conformance's ManyLaunchesReuseOneHeap on a small heap (40 launches that allocate, verify and
+  // free; about half the heap live at once), then requests of a whole segment: after the free
+  // launches each segment is one chunk.
+  TypeParam allocator(small_heap);
+  const auto c = allocator.handle().creation();
+  for (int launch_index = 0; launch_index < 40; ++launch_index) {
+    const auto r = live_allocations(allocator, 256, 4, mixed_size{1024}, all_workers{});
+    EXPECT_EQ(r.returned_null, 0u) << "launch " << launch_index;
+    EXPECT_EQ(r.overlaps + r.pattern_errors, 0u);
+    const std::vector<unmerged_segment> unmerged = unmerged_segments(allocator);
+    EXPECT_TRUE(unmerged.empty()) << "launch " << launch_index << ":" << describe(unmerged);
+    if (::testing::Test::HasFailure()) { FAIL() << "stopped at launch " << launch_index; }
+  }
+  // Padded to 16 by Shrink<16>, plus the 8-byte header: exactly R units, one whole segment.
+  const std::size_t segment_bytes = static_cast<std::size_t>(c.root_units()) * 16 - 16;
+  std::vector<std::uintptr_t> whole;
+  for (std::uint32_t s = 0; s < c.segments(); ++s) { whole.push_back(single_alloc(allocator, segment_bytes)); }
+  EXPECT_EQ(std::count(whole.begin(), whole.end(), std::uintptr_t{0}), 0) << "a segment did not come back whole";
+  dealloc_each(allocator, whole);
 }
 
 TYPED_TEST(CircularFamily, BadPointersAreReportedAndChangeNothing)

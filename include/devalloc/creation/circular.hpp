@@ -28,9 +28,9 @@
 // Segments. Each level of each sub-heap is a segment (s = h * L + l, units [s R, (s + 1) R), the
 // last one up to the end). A segment's start is a chunk boundary forever; merging never crosses a
 // segment's end, so the largest request is one segment. Each segment has a registration word
-// (count of workers walking it, and a merge flag) and a hint (the offset where the next search
-// starts: the chunk after the last allocation, as the paper's memOffset). Each sub-heap has a
-// current segment (memOffset's role: where its workers start).
+// (merging | dirty | count of workers walking it: one 32-bit word) and a hint (the offset where the
+// next search starts: the chunk after the last allocation, as the paper's memOffset). Each
+// sub-heap has a current segment (memOffset's role: where its workers start).
 //
 // Allocation (Algorithm 3, create): from the caller's sub-heap's current segment, segment by
 // segment: register in the segment (one fetch_add; if its merge flag is set, unregister and move
@@ -43,26 +43,52 @@
 // start, before returning nullptr.
 //
 // Deallocation (Algorithm 3, free): one CAS used -> free on the chunk's header (a second free
-// finds it free and is reported). Before that, if nobody is registered in the chunk's segment,
-// the freer takes the segment's merge flag (one CAS on the registration word from 0) and merges
-// the chunk with the free chunks that follow it; otherwise it frees without merging.
+// finds it free and is reported), then one fetch_or that sets the segment's dirty bit (a merge
+// request). Merging is done in a merge session (the merging bit, taken by a CAS from a word with
+// no session and no walkers): its owner, while dirty is set, clears it and merges the whole
+// segment (every run of consecutive free chunks becomes one chunk; at most merge_passes passes),
+// then drops the session by a CAS that expects dirty clear. The fetch_or's old value says who
+// merges: a session owner (it sees dirty when it tries to leave), the walkers (the last one out,
+// whose fetch_sub returns 1 | dirty, takes the session), or, if the segment was idle, the freer
+// itself. So a free-only launch leaves every segment it freed in merged (issue 13: a free that
+// found its segment busy used to stay unmerged until create() failed a lap and found the segment
+// idle, which thousands of walkers on a GPU rarely allow).
 //
 // Why it is safe under any scheduling (independent thread scheduling, preemption, a debugger
 // stop): an offset is only ever held by a worker that is registered in the segment it lies in,
-// and a chunk boundary disappears only by a merge, which needs the segment's merge flag, which can
-// only be taken while nobody is registered. So every header a walker reads or CASes is a real
-// header for as long as it holds the offset, however long it is stopped; the CAS then validates
-// exactly what the walker read (fused: state and next; split: the flag, and the winner re-reads
-// next), so a stale read can only make a CAS fail. A stopped walker blocks merges in its segment
-// (memory is then merged later, or by defragment()), never another worker: nobody waits for
-// anybody. The paper's single memOffset, which can point at a merged-away header, becomes a
-// segment index plus a per-segment hint that is valid whenever a registered walker reads it.
+// and a chunk boundary disappears only by a merge, which needs the segment's merge session, which
+// can only be taken while nobody is registered (walkers that register during a session see the
+// merging bit in their fetch_add's result and leave without reading anything; the last walker
+// takes the session only after its own fetch_sub, holding no offset). So every header a walker
+// reads or CASes is a real header for as long as it holds the offset, however long it is stopped;
+// the CAS then validates exactly what the walker read (fused: state and next; split: the flag,
+// and the winner re-reads next), so a stale read can only make a CAS fail. A merge pass absorbs
+// only headers it reads free inside the session, which nobody can claim then (no walkers) nor
+// free (a free needs a used header). A stopped walker delays merges in its segment (the last
+// walker out runs them), never another worker; a stopped session owner makes walkers skip its
+// segment; nobody waits for anybody. The paper's single memOffset, which can point at a
+// merged-away header, becomes a segment index plus a per-segment hint that is valid whenever a
+// registered walker reads it (a pass that absorbs the hint's header moves it to the run's start).
+//
+// No merge request is lost: every operation on a registration word after the pre-split is a
+// read-modify-write, and dirty and the merging bit live in that one word. A free's fetch_or lands
+// either before the session owner's closing CAS (which then fails on dirty, so the owner clears
+// dirty by an acquire CAS and runs one more pass), or while walkers are registered (the fetch_sub
+// that leaves no walker returns dirty, and that walker takes the session), or on an idle word (the
+// freer takes it). Memory order: the free's header CAS and its fetch_or are release; the CAS that
+// takes the session and the CAS that clears dirty are acquire and read a value later in the word's
+// modification order, i.e. in the release sequence of every earlier fetch_or and fetch_sub, so the
+// frees and the walkers' splits and hints happen before the pass. The closing CAS is release and
+// a walker's registration acquire, so a walker reads the merged headers and hint. Only a session
+// that has spent merge_passes lets go with dirty set; the segment is then merged by its next free,
+// its next last walker, or defragment().
 //
 // Contract:
 //   * create(bytes): thread safe; any subset of a warp may call. Returns a 16-byte aligned pointer
 //     to bytes bytes, or nullptr if no chunk of need units was found in two laps (or bytes is
 //     larger than a segment).
-//   * destroy(p): thread safe. freed for the start of a live allocation; invalid_pointer for a
+//   * destroy(p): thread safe, lock-free. May merge the chunk's whole segment before it returns
+//     (when it finds the segment idle). freed for the start of a live allocation; invalid_pointer for a
 //     pointer outside the data area, not 16-byte aligned, or whose header is not a used header
 //     (traits.detects_invalid_pointers is false all the same: a pointer inside a chunk may find
 //     user data that looks like a used header, and freeing it is undefined behaviour, as for
@@ -149,8 +175,17 @@ class basic_circular {
   static constexpr std::size_t header_bytes = 8;
   /// Unit of chunk sizes and offsets.
   static constexpr std::size_t unit = 16;
-  /// Bit of a segment's registration word that marks its merge session.
+  /// Bit of a segment's registration word that marks its merge session (held by one worker).
   static constexpr std::uint32_t merging = 0x80000000u;
+  /// Bit of a segment's registration word: a chunk was freed there that no merge pass has seen
+  /// yet (set by every free; cleared by the session owner that then merges the whole segment).
+  static constexpr std::uint32_t dirty = 0x40000000u;
+  /// The rest of the registration word: the number of registered walkers (below 2^30: at most
+  /// the device's resident threads).
+  static constexpr std::uint32_t walkers = dirty - 1;
+  /// Whole-segment merge passes one session runs at most before it lets go (leaving `dirty` set
+  /// for the next free, the segment's next last walker, or defragment()).
+  static constexpr int merge_passes = 4;
 
   basic_circular() = default;
 
@@ -252,8 +287,9 @@ class basic_circular {
     const std::uint32_t s = segment_of(u);
     const offset_type end = segment_end(s);
     if (v.state != detail::chunk_used || v.next <= u || v.next > end) { return free_result::invalid_pointer; }
-    if (detail::atomic_load_relaxed(reg_[s]) == 0) { return free_merging(h, u, v.next, s, end); }
-    return Header::release(h) ? free_result::freed : free_result::double_free;
+    if (!Header::release(h)) { return free_result::double_free; }
+    request_merge(s);
+    return free_result::freed;
   }
 
   DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
@@ -400,7 +436,8 @@ class basic_circular {
     if (end - segment_start(s) < need) { return no_chunk; }
     detail::device_atomic<std::uint32_t> reg(reg_[s]);
     if ((reg.fetch_add(1, detail::memory_order_acquire) & merging) != 0) {  // a merge session: move on
-      reg.fetch_sub(1, detail::memory_order_relaxed);
+      // Relaxed: this walker read nothing. If the session ended meanwhile, it may be the last one out.
+      leave(s, reg.fetch_sub(1, detail::memory_order_relaxed));
       return no_chunk;
     }
     // Acquire: the hint may name a remainder another walker just split off; its header is read whole.
@@ -431,29 +468,67 @@ class basic_circular {
       if (v.next <= u) { break; }  // never for a header (defensive: no endless walk)
       u = v.next;
     }
-    reg.fetch_sub(1, detail::memory_order_release);
+    // Release: the split's headers and the hint are ordered before a later session or walker.
+    leave(s, reg.fetch_sub(1, detail::memory_order_release));
     return found;
   }
 
-  /// destroy() when nobody walks segment s: takes its merge session if it still can, merges chunk
-  /// u (used, next offset `next`) with the free chunks behind it, and frees it.
-  DEVALLOC_DEVICE free_result free_merging(void* h, offset_type u, offset_type next, std::uint32_t s,
-                                           offset_type end) const noexcept
+  /// destroy(), after its chunk in segment s went used -> free: asks for a merge pass over s. One
+  /// fetch_or sets `dirty` on s's registration word; if that word showed a session or walkers, its
+  /// owner or the last of them runs the pass (they find `dirty` in the same word), else this
+  /// worker tries to take the session and runs it.
+  DEVALLOC_DEVICE void request_merge(std::uint32_t s) const noexcept
+  {
+    // Release: the header's used -> free is ordered before the pass of whoever acquires `dirty`.
+    const std::uint32_t before =
+      detail::device_atomic<std::uint32_t>(reg_[s]).fetch_or(dirty, detail::memory_order_release);
+    if ((before & (merging | walkers)) == 0) { merge_if_idle(s, before | dirty); }
+  }
+
+  /// A walker that unregistered from s (`before`: the registration word its fetch_sub returned).
+  /// The last walker out of a dirty segment runs the merge the frees among the walkers asked for.
+  DEVALLOC_DEVICE void leave(std::uint32_t s, std::uint32_t before) const noexcept
+  {
+    if (before == (1u | dirty)) { merge_if_idle(s, dirty); }
+  }
+
+  /// Takes s's merge session if its registration word still equals `idle` (no session, no
+  /// walkers; `dirty` as it may be) and runs end_session(). The CAS leaves `dirty` set, so the
+  /// session merges the whole segment at least once. Does nothing if the word changed: whoever
+  /// changed it (a walker, another session) finds `dirty` when it leaves.
+  DEVALLOC_DEVICE void merge_if_idle(std::uint32_t s, std::uint32_t idle) const noexcept
+  {
+    // Acquire: the frees that set `dirty`, and the walkers' splits and hints, happen before the pass.
+    if (detail::device_atomic<std::uint32_t>(reg_[s]).compare_exchange_strong(
+          idle, dirty | merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+      end_session(s);
+    }
+  }
+
+  /// Session owner of s: while `dirty` is set (at most merge_passes times), clears it and merges
+  /// the whole segment; then ends the session by a CAS that expects the word it last saw, so a
+  /// free whose fetch_or lands before that CAS makes it fail and is merged by one more pass. The
+  /// count may change meanwhile (walkers that see the session and leave): the CAS then retries.
+  DEVALLOC_DEVICE void end_session(std::uint32_t s) const noexcept
   {
     detail::device_atomic<std::uint32_t> reg(reg_[s]);
-    std::uint32_t idle = 0;
-    if (!reg.compare_exchange_strong(idle, merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
-      return Header::release(h) ? free_result::freed : free_result::double_free;
+    std::uint32_t word = reg.load(detail::memory_order_relaxed);
+    int passes = 0;
+    for (;;) {
+      if ((word & dirty) != 0 && passes < merge_passes) {
+        // Acquire: every free whose fetch_or set the `dirty` cleared here happens before the pass.
+        if (reg.compare_exchange_weak(word, word & ~dirty, detail::memory_order_acquire,
+                                      detail::memory_order_relaxed)) {
+          merge_segment(s);
+          ++passes;
+          word &= ~dirty;
+        }
+      } else if (reg.compare_exchange_weak(word, word & ~merging, detail::memory_order_release,
+                                           detail::memory_order_relaxed)) {
+        // Release: the merged headers and the hint are ordered before the next walker's registration.
+        return;
+      }
     }
-    // Merge session: nobody walks this segment, so the free chunks behind ours stay free.
-    const offset_type merged = absorb_free_run(next, end);
-    if (merged != next) {
-      Header::set_next(h, merged);
-      detail::device_atomic<offset_type>(hint_[s]).store(u, detail::memory_order_release);
-    }
-    const bool freed = Header::release(h);
-    reg.fetch_sub(merging, detail::memory_order_release);
-    return freed ? free_result::freed : free_result::double_free;
   }
 
   /// Merge session only: marks the free chunks from `u` on (up to `end`) absorbed and returns the
@@ -470,30 +545,40 @@ class basic_circular {
     return u;
   }
 
-  /// The slow path of create(): merges the runs of free chunks of every segment nobody walks.
+  /// Merge session only: one pass over segment s that makes every run of consecutive free chunks
+  /// one chunk. A hint that pointed into a run (at a header now absorbed) moves to the run's start.
+  DEVALLOC_DEVICE void merge_segment(std::uint32_t s) const noexcept
+  {
+    const offset_type start = segment_start(s);
+    const offset_type end = segment_end(s);
+    detail::device_atomic<offset_type> hint(hint_[s]);
+    // Relaxed: the hint's last writers (walkers, earlier sessions) released the registration word
+    // this session acquired.
+    const offset_type old_hint = hint.load(detail::memory_order_relaxed);
+    offset_type new_hint = old_hint;
+    for (offset_type u = start; u < end;) {
+      void* h = header_at(u);
+      const detail::chunk_view v = Header::load(h);
+      if (v.next <= u || v.next > end) { break; }  // never for a header (defensive)
+      offset_type next = v.next;
+      if (v.state == detail::chunk_free) {
+        next = absorb_free_run(v.next, end);
+        if (next != v.next) {
+          Header::set_next(h, next);
+          if (old_hint > u && old_hint < next) { new_hint = u; }
+        }
+      }
+      u = next;
+    }
+    if (new_hint != old_hint) { hint.store(new_hint, detail::memory_order_release); }
+  }
+
+  /// The slow path of create(): merges every segment that has no session and no walkers.
   DEVALLOC_DEVICE void defragment() const noexcept
   {
     for (std::uint32_t s = 0; s < segments_; ++s) {
-      detail::device_atomic<std::uint32_t> reg(reg_[s]);
-      std::uint32_t idle = 0;
-      if (!reg.compare_exchange_strong(idle, merging, detail::memory_order_acquire, detail::memory_order_relaxed)) {
-        continue;
-      }
-      const offset_type start = segment_start(s);
-      const offset_type end = segment_end(s);
-      for (offset_type u = start; u < end;) {
-        void* h = header_at(u);
-        const detail::chunk_view v = Header::load(h);
-        if (v.next <= u || v.next > end) { break; }
-        offset_type next = v.next;
-        if (v.state == detail::chunk_free) {
-          next = absorb_free_run(v.next, end);
-          if (next != v.next) { Header::set_next(h, next); }
-        }
-        u = next;
-      }
-      detail::device_atomic<offset_type>(hint_[s]).store(start, detail::memory_order_release);
-      reg.fetch_sub(merging, detail::memory_order_release);
+      const std::uint32_t word = detail::atomic_load_relaxed(reg_[s]);
+      if ((word & (merging | walkers)) == 0) { merge_if_idle(s, word); }
     }
   }
 
