@@ -201,9 +201,11 @@ class list_heap {
       throw_error(config::classname() + ": the pool must hold at least " + std::to_string(minimum) + " bytes, got " +
                   std::to_string(pool.bytes));
     }
-    while (arenas > 1 && (pool.bytes - std::min<std::uint64_t>(pool.bytes, control_bytes(arenas))) / arenas <
-                           config::min_arena_bytes) {
-      arenas /= 2;
+    if constexpr (config::min_arena_bytes > 0) {
+      while (arenas > 1 && (pool.bytes - std::min<std::uint64_t>(pool.bytes, control_bytes(arenas))) / arenas <
+                             config::min_arena_bytes) {
+        arenas /= 2;
+      }
     }
     const std::uint64_t rest = pool.bytes - control_bytes(arenas);
     // One start bit per unit: units * (16 + 1/8) bytes, plus rounding of the bitmap.
