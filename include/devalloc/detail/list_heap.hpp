@@ -249,7 +249,7 @@ class list_heap {
   /// bytes, or nullptr if no arena has room for them (see the file comment).
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
-    if (bytes == 0 || bytes >= unit * std::size_t{arena_units_max()}) { return nullptr; }
+    if (bytes == 0 || bytes > unit * (std::size_t{arena_units_max()} - 1)) { return nullptr; }  // need > an arena
     const std::uint32_t need = static_cast<std::uint32_t>((bytes + unit - 1) / unit + 1);
     const std::uint32_t first = list_bins::first_fitting(need);
     const std::uint32_t home = arenas_ == 1 ? 0u : sm_id() % arenas_;
@@ -304,7 +304,7 @@ class list_heap {
   /// run of r units holds floor(r / need) of them. Exact while the heap does not change.
   DEVALLOC_DEVICE std::size_t available_slots(std::size_t slot_bytes) const noexcept
   {
-    if (slot_bytes == 0 || slot_bytes >= unit * std::size_t{arena_units_max()}) { return 0; }
+    if (slot_bytes == 0 || slot_bytes > unit * (std::size_t{arena_units_max()} - 1)) { return 0; }
     const std::uint64_t need = (slot_bytes + unit - 1) / unit + 1;
     std::size_t slots = 0;
     for (std::uint32_t a = 0; a < arenas_; ++a) {
