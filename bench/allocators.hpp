@@ -48,7 +48,10 @@
   X(circular_fused,       "circular-fused",       devalloc::presets::circular_fused,       "CFMalloc (§5.3): CMalloc with the flag fused into a 64-bit next word") \
   X(circular_multi,       "circular-multi",       devalloc::presets::circular_multi,       "CMMalloc (§5.4): CMalloc with one sub-heap per multiprocessor") \
   X(circular_fused_multi, "circular-fused-multi", devalloc::presets::circular_fused_multi, "CFMMalloc (§5.4): CFMalloc with one sub-heap per multiprocessor") \
-  X(unsafe_wrap,          "unsafe-wrap",          devalloc::presets::unsafe_wrap,          "AWMalloc (§5.1): wraps around, may overwrite live data (only V&H's tests)")
+  X(unsafe_wrap,          "unsafe-wrap",          devalloc::presets::unsafe_wrap,          "AWMalloc (§5.1): wraps around, may overwrite live data (only V&H's tests)") \
+  /* ScatterAlloc §4's list-based baselines (creation/list_first_fit.hpp, list_per_sm.hpp; docs/lists.md) */ \
+  X(list_first_fit,       "list-first-fit",       devalloc::presets::list_first_fit,       "ScatterAlloc §4 size list: lock-free size bins, first fit, split/merge") \
+  X(list_per_sm,          "list-per-sm",          devalloc::presets::list_per_sm,          "ScatterAlloc §4 mp lists: size bins and a heap share per multiprocessor")
 // clang-format on
 
 namespace devalloc_bench {

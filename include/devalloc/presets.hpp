@@ -14,6 +14,8 @@
 #include "creation/coalesce_hashed.hpp"
 #include "creation/device_malloc.hpp"
 #include "creation/fdg_malloc.hpp"
+#include "creation/list_first_fit.hpp"
+#include "creation/list_per_sm.hpp"
 #include "creation/scatter.hpp"
 #include "creation/unsafe_wrap.hpp"
 #include "distribution/coalesce_block.hpp"
@@ -97,6 +99,14 @@ using circular_multi = Allocator<creation::CircularMulti, distribution::Noop, oo
 /// CFMMalloc (§5.4): CFMalloc with one sub-heap and offset per multiprocessor.
 using circular_fused_multi = Allocator<creation::CircularFusedMulti, distribution::Noop, oom::ReturnNull,
                                        reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+/// ScatterAlloc §4's size-list baseline: one segment list, lock-free free lists in 128 size bins,
+/// first fit, split on allocation, merge with the successor on free (creation/list_first_fit.hpp).
+using list_first_fit = Allocator<creation::ListFirstFit, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                                 alignment::Shrink<16>>;
+/// ScatterAlloc §4's mp-lists baseline: ListFirstFit's lists with one arena (share of the heap and
+/// bins) per multiprocessor, falling back to the others' (creation/list_per_sm.hpp).
+using list_per_sm =
+  Allocator<creation::ListPerSM, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 /// AWMalloc (§5.1): AtomicMalloc that wraps around instead of running out. UNSAFE: hands out
 /// memory that may still be live (creation/unsafe_wrap.hpp says when that is acceptable).
 using unsafe_wrap =

@@ -130,9 +130,22 @@ struct CircularNoAlignmentFactory
 struct UnsafeWrapFactory : default_factory<presets::unsafe_wrap> {
   static constexpr const char* name = "UnsafeWrap";
 };
+// ScatterAlloc §4's list-based baselines (creation/list_first_fit.hpp, creation/list_per_sm.hpp).
+struct ListFirstFitFactory : default_factory<presets::list_first_fit> {
+  static constexpr const char* name = "ListFirstFit";
+};
+struct ListPerSMFactory : default_factory<presets::list_per_sm> {
+  static constexpr const char* name = "ListPerSM";
+};
+/// ListFirstFit without the Shrink<16> padding: the policy's own 16-byte alignment (natural_alignment).
+struct ListFirstFitNoAlignmentFactory
+    : default_factory<Allocator<creation::ListFirstFit, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                                alignment::NoAlignment>> {
+  static constexpr const char* name = "ListFirstFit_NoAlignment";
+};
 #define DEVALLOC_ISSUE13_FACTORIES                                                                                    \
   CircularFactory, CircularFusedFactory, CircularMultiFactory, CircularFusedMultiFactory, CircularNoAlignmentFactory, \
-    UnsafeWrapFactory
+    UnsafeWrapFactory, ListFirstFitFactory, ListPerSMFactory, ListFirstFitNoAlignmentFactory
 
 // --- FDGMalloc (issue 14) ---
 struct FdgFactory : default_factory<presets::fdg> {

@@ -104,10 +104,17 @@ class page_bitmap {
     return rest >= 64u ? ~std::uint64_t{0} : bit_range64(0, rest);
   }
 
-  /// Whether unit u is taken (a relaxed snapshot).
-  DEVALLOC_HOST_DEVICE bool taken(std::uint32_t u) const noexcept
+  /// Whether unit u is taken (a snapshot; `order` acquire pairs with a release mark()).
+  DEVALLOC_HOST_DEVICE bool taken(std::uint32_t u, cuda::std::memory_order order = memory_order_relaxed) const noexcept
   {
-    return ((atomic_load_relaxed(words_[u / 64u]) >> (u % 64u)) & 1u) != 0;
+    return ((device_atomic<std::uint64_t>(words_[u / 64u]).load(order) >> (u % 64u)) & 1u) != 0;
+  }
+
+  /// Device. Sets unit u's bit whatever it was (`order` release: what the caller wrote before is
+  /// visible to whoever sees the bit with an acquire taken()).
+  DEVALLOC_DEVICE void mark(std::uint32_t u, cuda::std::memory_order order = memory_order_release) const noexcept
+  {
+    device_atomic<std::uint64_t>(words_[u / 64u]).fetch_or(std::uint64_t{1} << (u % 64u), order);
   }
 
   /// Device. Claims one free unit, looking at up to `max_words` words from the word of unit
