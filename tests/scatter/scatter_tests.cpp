@@ -840,6 +840,23 @@ TEST(ScatterProtocol, ForeignAndRepeatedFreesAreCountedAndDoNotCorruptTheTable)
   EXPECT_NE(message.find("2 double free"), std::string::npos) << message;
 }
 
+/// Each of `chunks` workers allocates `bytes`; then 2 x chunks workers free chunk (index / 2), so
+/// pairs of lanes of one warp free the same chunk in one call. False if an allocation failed.
+template <class A>
+bool alloc_then_free_in_pairs(A& allocator, std::size_t chunks, std::size_t bytes)
+{
+  auto handle = allocator.handle();
+  buffer<void*> table(chunks);
+  void** t = table.data();
+  launch(chunks, [=] DEVALLOC_DEVICE(std::size_t i) { t[i] = handle.alloc(bytes); });
+  const std::vector<void*> host = table.to_host();
+  for (void* p : host) {
+    if (p == nullptr) { return false; }
+  }
+  launch(2 * chunks, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(t[i / 2]); });
+  return true;
+}
+
 TEST(ScatterProtocol, AWarpFreesItsChunksTogetherAndDuplicatesInOneCallAreDoubleFrees)
 {
   // Frees of one page by the lanes of a warp are combined (one fetch_and per bitfield word, one
@@ -851,13 +868,7 @@ TEST(ScatterProtocol, AWarpFreesItsChunksTogetherAndDuplicatesInOneCallAreDouble
     const auto c = creation_of(allocator);
     const std::size_t slots_before = allocator.getAvailableSlots(bytes);
     constexpr std::size_t chunks = 2048;
-    auto handle = allocator.handle();
-    buffer<void*> table(chunks);
-    void** t = table.data();
-    launch(chunks, [=] DEVALLOC_DEVICE(std::size_t i) { t[i] = handle.alloc(bytes); });
-    const std::vector<void*> host = table.to_host();
-    for (void* p : host) { ASSERT_NE(p, nullptr) << bytes << " B"; }
-    launch(2 * chunks, [=] DEVALLOC_DEVICE(std::size_t i) { handle.dealloc(t[i / 2]); });
+    ASSERT_TRUE(alloc_then_free_in_pairs(allocator, chunks, bytes)) << bytes << " B: an allocation failed";
     EXPECT_EQ(allocator.stats().double_frees, chunks) << bytes << " B: one of each pair";
     EXPECT_EQ(allocator.stats().invalid_frees, 0u);
     EXPECT_EQ(c.check_invariants_host(), "") << bytes << " B";
