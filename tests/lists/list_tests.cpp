@@ -229,6 +229,21 @@ TEST(ListFirstFit, AMergeRecoversAFragmentedHeapBeforeARequestFails)
   EXPECT_NO_THROW(allocator.check_errors());
 }
 
+/// One worker allocates `bytes` until nullptr (at most n - 1 times): the pointers in out (0 after
+/// the last), the worker's multiprocessor in sm[0].
+template <class Handle>
+void fill_from_one_multiprocessor(Handle handle, std::size_t bytes, std::uintptr_t* o, std::size_t n, std::uint32_t* s)
+{
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) {
+    s[0] = detail::sm_id();
+    for (std::size_t k = 0; k + 1 < n; ++k) {
+      void* p = handle.alloc(bytes);
+      o[k] = reinterpret_cast<std::uintptr_t>(p);
+      if (p == nullptr) { break; }
+    }
+  });
+}
+
 TEST(ListPerSM, EachMultiprocessorAllocatesInItsArenaAndFallsBackToTheOthers)
 {
   presets::list_per_sm allocator(std::size_t{8} << 20);
@@ -241,14 +256,7 @@ TEST(ListPerSM, EachMultiprocessorAllocatesInItsArenaAndFallsBackToTheOthers)
   buffer<std::uint32_t> sm(1);
   std::uintptr_t* o = out.data();
   std::uint32_t* s = sm.data();
-  launch(1, [=] DEVALLOC_DEVICE(std::size_t) {
-    s[0] = detail::sm_id();
-    for (std::size_t n = 0; n + 1 < 4096; ++n) {
-      void* p = handle.alloc(bytes);
-      o[n] = reinterpret_cast<std::uintptr_t>(p);
-      if (p == nullptr) { break; }
-    }
-  });
+  fill_from_one_multiprocessor(handle, bytes, o, 4096, s);
   const std::vector<std::uintptr_t> ps = out.to_host();
   const std::uint32_t home = sm.get(0) % c.arenas();
   std::vector<std::uintptr_t> got;
