@@ -112,13 +112,13 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
   static constexpr std::uint32_t directory_classes = pagesize / 16u < 512u ? pagesize / 16u : 512u;
 
   /// Directory slots per class for a heap of `pages` pages: Config::class_slots, fewer in small
-  /// heaps: at most pages / (4 x directory_classes), so that even with every class open in every
-  /// slot the pages the directory keeps open (each possibly holding a single chunk) are at most a
-  /// quarter of the heap. (One slot per 128 pages let 94 classes of 4..1500 B hold 12 000 of a
-  /// 64 MiB heap's 16 384 pages with 42 % of their chunks used: the GPU failures of 94e2bb3.)
+  /// heaps (one per 128 pages). A sparse class does not open a page per slot: an empty slot takes
+  /// the class page first (search.hpp, class_page). Fewer slots cost throughput in small heaps
+  /// (H100, 2^17 threads x 16-256 B in 128 MiB: 1.57 G allocs/s with one slot per 128 pages,
+  /// 0.05 G with one per 512; docs/scatter.md, class_slots).
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t slots_for(std::uint32_t pages) noexcept
   {
-    std::uint64_t slots = static_cast<std::uint64_t>(pages) / (4u * directory_classes);
+    std::uint64_t slots = static_cast<std::uint64_t>(pages) / 128u;
     if (slots > Config::class_slots) { slots = Config::class_slots; }
     return slots == 0 ? 1u : static_cast<std::uint32_t>(slots);
   }
