@@ -279,7 +279,9 @@ void test_launch(Context& ctx)
           // Construction of a second heap of this size (the lease's is made before this body).
           if constexpr (!has_process_wide_heap<E>) {
             const auto t0 = std::chrono::steady_clock::now();
-            { typename E::allocator extra(lease.heap_bytes()); }
+            {
+              typename E::allocator extra(lease.heap_bytes());
+            }
             out.rec.set("construct_ms",
                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
           }
@@ -291,7 +293,8 @@ void test_launch(Context& ctx)
             const auto w0 = std::chrono::steady_clock::now();
             const Timing ta =
               launch_timed(ctx, threads, OneAlloc<H>{lease.handle(), ctx.deadline(), d, ptrs.data(), ctr.data()});
-            const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
+            const double wall =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
             const bool expired = out.check(ta);
             launch_plain(ctx, threads, VerifyOne<H>{d, ptrs.data(), ctr.data()});
             const Timing tf = launch_timed(ctx, threads, FreeOne<H>{lease.handle(), ptrs.data()});

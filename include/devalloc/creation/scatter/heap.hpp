@@ -172,8 +172,8 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     p.directory = p.free_map + std::uintptr_t{8} * detail::page_bitmap::words_for(pages);
     p.slots = slots_for(pages);
     p.warp_slots = warp_slots_for(pages);
-    p.data =
-      align_up(p.directory + std::uintptr_t{4} * (std::uintptr_t{directory_classes} * (p.slots + 1u) + p.warp_slots), 256);
+    p.data = align_up(
+      p.directory + std::uintptr_t{4} * (std::uintptr_t{directory_classes} * (p.slots + 1u) + p.warp_slots), 256);
     p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
     return p;
   }

@@ -250,8 +250,8 @@ class search : public multi_page<Config> {
         const std::uint32_t other = shared.load(detail::memory_order_relaxed);
         if (other != 0 && other != seen_entry) {
           reserve_on_entry(other, cls, fresh, k, grant_page, grant);
-          if (grant != 0 &&
-              entry.compare_exchange_strong(seen_entry, other, detail::memory_order_relaxed, detail::memory_order_relaxed)) {
+          if (grant != 0 && entry.compare_exchange_strong(seen_entry, other, detail::memory_order_relaxed,
+                                                          detail::memory_order_relaxed)) {
             seen_entry = other;
           }
         }
