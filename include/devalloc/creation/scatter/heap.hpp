@@ -112,8 +112,8 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
   static constexpr std::uint32_t directory_classes = pagesize / 16u < 512u ? pagesize / 16u : 512u;
 
   /// Directory slots per class for a heap of `pages` pages: Config::class_slots, fewer in small
-  /// heaps (one per 128 pages). A sparse class does not open a page per slot: an empty slot takes
-  /// the class page first (search.hpp, class_page). Fewer slots cost throughput in small heaps
+  /// heaps (one per 128 pages). A sparse class does not open a page per slot: a slot whose page
+  /// served nobody takes the class page first (search.hpp, class_page). Fewer slots cost throughput in small heaps
   /// (H100, 2^17 threads x 16-256 B in 128 MiB: 1.57 G allocs/s with one slot per 128 pages,
   /// 0.05 G with one per 512; docs/scatter.md, class_slots).
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t slots_for(std::uint32_t pages) noexcept
