@@ -142,16 +142,35 @@ class search : public multi_page<Config> {
   /// small chunks is not contended by more warps than it can serve.
   DEVALLOC_DEVICE std::uint32_t& slot_for(std::uint32_t chunk, std::uint32_t lanes) const noexcept
   {
-    const std::uint32_t cls_index = (chunk / min_chunk - 1u) % directory_classes;
-    const std::uint32_t warp = detail::warp_id();
-    if (lanes >= fine_group && warp_slots_ != 0) {
-      // Consecutive warps (resident together) get consecutive slots; classes are spread apart.
-      const std::uint32_t slot = (warp + cls_index * 1031u) % warp_slots_;
-      return directory_[static_cast<std::size_t>(directory_classes) * slots_ + slot];
-    }
-    const std::uint32_t sm = detail::sm_id();
-    const std::uint32_t slot = (lanes >= fine_group ? sm * 16u + warp % 16u : sm * 4u + warp % 4u) % slots_;
-    return directory_[static_cast<std::size_t>(cls_index) * slots_ + slot];
+    const std::uint32_t cls_index = class_index(chunk);
+    if (lanes >= fine_group && warp_slots_ != 0) { return warp_row()[warp_slot_key(cls_index) % warp_slots_]; }
+    const std::uint32_t key = lanes >= fine_group ? detail::sm_id() * 16u + detail::warp_id() % 16u : small_slot_key();
+    return class_row(cls_index)[key % slots_];
+  }
+
+  /// Directory row of chunk size `chunk` (16-byte classes folded onto directory_classes rows).
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t class_index(std::uint32_t chunk) noexcept
+  {
+    return (chunk / min_chunk - 1u) % directory_classes;
+  }
+  /// The slots of class row `cls_index`, and the whole-warp slots (after the class rows).
+  DEVALLOC_DEVICE std::uint32_t* class_row(std::uint32_t cls_index) const noexcept
+  {
+    return directory_ + static_cast<std::size_t>(cls_index) * slots_;
+  }
+  DEVALLOC_DEVICE std::uint32_t* warp_row() const noexcept
+  {
+    return directory_ + static_cast<std::size_t>(directory_classes) * slots_;
+  }
+  /// Slot keys before the modulo: a whole-warp group's (consecutive warps, resident together, get
+  /// consecutive slots; classes are spread apart) and a small group's (its multiprocessor quarter).
+  DEVALLOC_DEVICE static std::uint32_t warp_slot_key(std::uint32_t cls_index) noexcept
+  {
+    return detail::warp_id() + cls_index * 1031u;
+  }
+  DEVALLOC_DEVICE static std::uint32_t small_slot_key() noexcept
+  {
+    return detail::sm_id() * 4u + detail::warp_id() % 4u;
   }
 
   /// The class page of chunk size `chunk`: one word per class (after the warp slots) naming the
@@ -161,8 +180,7 @@ class search : public multi_page<Config> {
   /// spread over hundreds of slots) fills one page at a time instead of opening a page per slot.
   DEVALLOC_DEVICE std::uint32_t& class_page(std::uint32_t chunk) const noexcept
   {
-    const std::uint32_t cls_index = (chunk / min_chunk - 1u) % directory_classes;
-    return directory_[static_cast<std::size_t>(directory_classes) * slots_ + warp_slots_ + cls_index];
+    return warp_row()[warp_slots_ + class_index(chunk)];
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -408,13 +426,11 @@ class search : public multi_page<Config> {
   DEVALLOC_DEVICE void* scan_directory(std::uint32_t cls, const page_layout& fresh) const noexcept
   {
     DEVALLOC_PROBE(directory_scan);
-    const std::uint32_t cls_index = (cls / min_chunk - 1u) % directory_classes;
+    const std::uint32_t cls_index = class_index(cls);
     const std::uint32_t lane = detail::lane_id();
-    const std::uint32_t own = detail::sm_id() * 4u + detail::warp_id() % 4u;  // slot_for's small-group slot
-    const std::uint32_t* rows[3] = {&class_page(cls), directory_ + static_cast<std::size_t>(cls_index) * slots_,
-                                    directory_ + static_cast<std::size_t>(directory_classes) * slots_};
+    const std::uint32_t* rows[3] = {&class_page(cls), class_row(cls_index), warp_row()};
     const std::uint32_t counts[3] = {1u, slots_, warp_slots_};
-    const std::uint32_t starts[3] = {0u, own + lane, detail::warp_id() + cls_index * 1031u + lane};
+    const std::uint32_t starts[3] = {0u, small_slot_key() + lane, warp_slot_key(cls_index) + lane};
     for (std::uint32_t r = 0; r < 3; ++r) {
       const std::uint32_t n = counts[r];
       for (std::uint32_t seen = 0; seen < n; seen += scan_batch) {
