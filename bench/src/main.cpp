@@ -178,6 +178,14 @@ const std::vector<TestInfo>& all_tests()
      {"op", "scale", "ranks"},
      {"op_ms_p5", "op_ms_median", "op_ms_p95"},
      "op ms p5 / median / p95"},
+    {"distributed",
+     "project issue 16: one heap per device, MPI ranks",
+     "examples/distributed under mpiexec, one rank per device (NCCL on the GPU, MPI_Alltoallv on the CPU), 1/2/4/8 "
+     "ranks: messages of data-dependent size built, exchanged and received in allocator memory; medians over steps",
+     test_distributed,
+     {"ranks"},
+     {"step_ms", "alloc_kernels_ms", "alloc_share_pct"},
+     "step ms / allocating kernels ms / share %"},
   };
   return tests;
 }

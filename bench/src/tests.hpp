@@ -41,8 +41,9 @@ void test_launch(Context&);
 void test_fdg_sizes(Context&);
 void test_fdg_threads(Context&);
 void test_fdg_scaling(Context&);
-void test_mpi(Context&);     // coalescing report §4.2 (t_coalesce.cpp)
-void test_kdtree(Context&);  // Vinkler & Havran [DS], Table 3 (t_kdtree.cpp)
+void test_mpi(Context&);          // coalescing report §4.2 (t_coalesce.cpp)
+void test_kdtree(Context&);       // Vinkler & Havran [DS], Table 3 (t_kdtree.cpp)
+void test_distributed(Context&);  // issue 16: examples/distributed under mpiexec (t_distributed.cpp)
 /// kdtree's ratio_to_bump on every kdtree record (add_baseline_ratios: after child processes too).
 void kdtree_bump_ratios(Context& ctx);
 

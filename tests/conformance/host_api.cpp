@@ -5,6 +5,7 @@
 // Host-side contract of the framework, independent of the allocator: misuse ends in a
 // devalloc::error with a clear message; policy arithmetic; the launch helper; the Trap OOM policy.
 #include <cstdint>
+#include <memory>
 #include <limits>
 #include <string>
 #include <vector>
@@ -244,6 +245,103 @@ TEST(HostApi, HeapWorksWhileAnotherDeviceIsCurrent)
     EXPECT_EQ(detail::backend::current_device(), 0) << "a host operation left its device current";
   }
   EXPECT_EQ(detail::backend::current_device(), 0);
+#else
+  GTEST_SKIP() << "CPU backend: one device";
+#endif
+}
+
+#if DEVALLOC_BACKEND_CUDA
+// One allocation of 16..1024 B per worker, written with its index; the pointer is kept.
+__global__ void alloc_and_keep(presets::scatter::handle_type heap, std::size_t workers, std::uintptr_t* out)
+{
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= workers) { return; }
+  const std::size_t words = 2 + i % 127;
+  auto* p = static_cast<std::size_t*>(heap.alloc(words * sizeof(std::size_t)));
+  if (p != nullptr) {
+    for (std::size_t w = 0; w < words; ++w) { p[w] = i * 131 + w; }
+  }
+  out[i] = reinterpret_cast<std::uintptr_t>(p);
+}
+
+// Reads back what alloc_and_keep wrote (another kernel, later), counts the intact ones, frees.
+__global__ void verify_and_free(presets::scatter::handle_type heap, std::size_t workers, const std::uintptr_t* in,
+                                unsigned long long* good)
+{
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= workers || in[i] == 0) { return; }
+  auto* p = reinterpret_cast<std::size_t*>(in[i]);
+  const std::size_t words = 2 + i % 127;
+  bool ok = true;
+  for (std::size_t w = 0; w < words; ++w) { ok = ok && p[w] == i * 131 + w; }
+  if (ok) { atomicAdd(good, 1ull); }
+  heap.dealloc(p);
+}
+#endif
+
+// Issue 16: one process, a heap on every device, each with its own stream; the kernels of all
+// devices are queued before any is waited for, so they allocate at the same time. Each device's
+// memory comes from its own heap (the pointers belong to that device), arrives intact, and every
+// heap is whole again after its frees.
+TEST(HostApi, HeapsOnEveryDeviceAllocateAtOnce)
+{
+#if DEVALLOC_BACKEND_CUDA
+  int devices = 0;
+  DEVALLOC_CUDA_TRY(cudaGetDeviceCount(&devices));
+  if (devices < 2) { GTEST_SKIP() << "needs 2 or more GPUs (one heap per device), found " << devices; }
+  constexpr std::size_t workers = std::size_t{1} << 18;
+  constexpr unsigned block = 256;
+  constexpr unsigned grid = static_cast<unsigned>((workers + block - 1) / block);
+  struct per_device {
+    raw_stream stream;
+    std::unique_ptr<presets::scatter> heap;
+    std::unique_ptr<buffer<std::uintptr_t>> pointers;
+    std::unique_ptr<buffer<unsigned long long>> good;
+    std::size_t slots_before = 0;
+  };
+  std::vector<std::unique_ptr<per_device>> d(static_cast<std::size_t>(devices));
+  for (int k = 0; k < devices; ++k) {
+    DEVALLOC_CUDA_TRY(cudaSetDevice(k));
+    auto& x = d[static_cast<std::size_t>(k)];
+    x = std::make_unique<per_device>();
+    x->heap = std::make_unique<presets::scatter>(std::size_t{512} << 20, stream_ref{x->stream.value});
+    x->pointers = std::make_unique<buffer<std::uintptr_t>>(workers);
+    x->good = std::make_unique<buffer<unsigned long long>>(1);
+    x->slots_before = x->heap->getAvailableSlots(64);
+    EXPECT_EQ(x->heap->device(), k);
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (int k = 0; k < devices; ++k) {
+      DEVALLOC_CUDA_TRY(cudaSetDevice(k));
+      auto& x = *d[static_cast<std::size_t>(k)];
+      x.good->zero();
+      alloc_and_keep<<<grid, block, 0, x.stream.value>>>(x.heap->handle(), workers, x.pointers->data());
+      DEVALLOC_CUDA_TRY(cudaGetLastError());
+    }
+    for (int k = 0; k < devices; ++k) {
+      DEVALLOC_CUDA_TRY(cudaSetDevice(k));
+      auto& x = *d[static_cast<std::size_t>(k)];
+      verify_and_free<<<grid, block, 0, x.stream.value>>>(x.heap->handle(), workers, x.pointers->data(),
+                                                          x.good->data());
+      DEVALLOC_CUDA_TRY(cudaGetLastError());
+    }
+    for (int k = 0; k < devices; ++k) {
+      DEVALLOC_CUDA_TRY(cudaSetDevice(k));
+      auto& x = *d[static_cast<std::size_t>(k)];
+      DEVALLOC_CUDA_TRY(cudaStreamSynchronize(x.stream.value));
+      EXPECT_EQ(x.good->get(0), workers) << "device " << k << ", round " << round;
+      // The pointers (freed by now, their values still readable) were this device's memory.
+      const std::vector<std::uintptr_t> p = x.pointers->to_host();
+      for (std::size_t i = 0; i < workers; i += workers / 8) {
+        cudaPointerAttributes attr{};
+        DEVALLOC_CUDA_TRY(cudaPointerGetAttributes(&attr, reinterpret_cast<void*>(p[i])));
+        EXPECT_EQ(attr.device, k) << "worker " << i << " of device " << k << " got another device's memory";
+      }
+      EXPECT_EQ(x.heap->stats().failed_allocations, 0u) << "device " << k;
+      EXPECT_EQ(x.heap->getAvailableSlots(64), x.slots_before) << "device " << k << ": memory lost";
+    }
+  }
+  DEVALLOC_CUDA_TRY(cudaSetDevice(0));
 #else
   GTEST_SKIP() << "CPU backend: one device";
 #endif

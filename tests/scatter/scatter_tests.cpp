@@ -321,7 +321,15 @@ TYPED_TEST(ScatterEach, ChurnWithEverySizeClassKeepsDataAndInvariants)
   const std::size_t workers = scale::workers / 2;
   EXPECT_EQ(churn(allocator, workers, 6, class_size{pagesize_of<TypeParam>()}, &nulls, opts()), 0u)
     << "a chunk was handed out twice while in use";
-  EXPECT_EQ(nulls, 0u);
+  if constexpr (TypeParam::creation_policy::traits.exact_refill) {
+    EXPECT_EQ(nulls, 0u);
+  } else {
+    // Documented (docs/scatter.md, Known limitations; traits.exact_refill false): without the page
+    // reset, freed pages keep their chunk size, so a request of a size no page has left may fail
+    // once every page was split for another size (on an H100 about 2 000 of this churn's requests).
+    // Data, overlap and the heap's invariants are still checked.
+    RecordProperty("nullptr_without_page_reset", std::to_string(nulls));
+  }
   expect_empty(allocator, "after churn");
   // Two sizes alternating on a heap small enough that pages change chunk size all the time.
   TypeParam small(256u << 10);
