@@ -46,7 +46,8 @@
 // finds it free and is reported), then one fetch_or that sets the segment's dirty bit (a merge
 // request). Merging is done in a merge session (the merging bit, taken by a CAS from a word with
 // no session and no walkers): its owner, while dirty is set, clears it and merges the whole
-// segment (every run of consecutive free chunks becomes one chunk; at most merge_passes passes),
+// segment (every run of consecutive free chunks becomes one chunk; while walkers wait to walk it,
+// at most merge_passes passes),
 // then drops the session by a CAS that expects dirty clear. The fetch_or's old value says who
 // merges: a session owner (it sees dirty when it tries to leave), the walkers (the last one out,
 // whose fetch_sub returns 1 | dirty, takes the session), or, if the segment was idle, the freer
@@ -80,8 +81,9 @@
 // modification order, i.e. in the release sequence of every earlier fetch_or and fetch_sub, so the
 // frees and the walkers' splits and hints happen before the pass. The closing CAS is release and
 // a walker's registration acquire, so a walker reads the merged headers and hint. Only a session
-// that has spent merge_passes lets go with dirty set; the segment is then merged by its next free,
-// its next last walker, or defragment().
+// that has spent merge_passes while walkers are registered lets go with dirty set; the last of
+// those walkers merges the segment when it leaves (a session never lets go with dirty set and no
+// walker registered, since then nobody may come after it).
 //
 // Contract:
 //   * create(bytes): thread safe; any subset of a warp may call. Returns a 16-byte aligned pointer
@@ -183,8 +185,11 @@ class basic_circular {
   /// The rest of the registration word: the number of registered walkers (below 2^30: at most
   /// the device's resident threads).
   static constexpr std::uint32_t walkers = dirty - 1;
-  /// Whole-segment merge passes one session runs at most before it lets go (leaving `dirty` set
-  /// for the next free, the segment's next last walker, or defragment()).
+  /// Whole-segment merge passes one session runs at most while walkers are registered (walkers
+  /// that came during the session and skip it) before it lets go, leaving `dirty` set for the last
+  /// of those walkers. With no walker registered the owner goes on while `dirty` is set: nobody
+  /// else is sure to come (the end of a free-only launch), so letting go would leave the segment
+  /// unmerged (issue 13: H100 runs left 1-4 unmerged pairs per segment that way).
   static constexpr int merge_passes = 4;
 
   basic_circular() = default;
@@ -505,17 +510,21 @@ class basic_circular {
     }
   }
 
-  /// Session owner of s: while `dirty` is set (at most merge_passes times), clears it and merges
-  /// the whole segment; then ends the session by a CAS that expects the word it last saw, so a
-  /// free whose fetch_or lands before that CAS makes it fail and is merged by one more pass. The
-  /// count may change meanwhile (walkers that see the session and leave): the CAS then retries.
+  /// Session owner of s: while `dirty` is set, clears it and merges the whole segment; then ends
+  /// the session by a CAS that expects the word it last saw, so a free whose fetch_or lands before
+  /// that CAS makes it fail and is merged by one more pass. The count may change meanwhile (walkers
+  /// that see the session and leave): the CAS then retries. After merge_passes passes the owner
+  /// lets go with `dirty` set only while walkers are registered: the last of them to leave finds
+  /// `dirty` and merges (leave()). With none registered it goes on: the passes end when the frees
+  /// do (each pass serves every free before it), so no request is left for a worker that may
+  /// never come.
   DEVALLOC_DEVICE void end_session(std::uint32_t s) const noexcept
   {
     detail::device_atomic<std::uint32_t> reg(reg_[s]);
     std::uint32_t word = reg.load(detail::memory_order_relaxed);
     int passes = 0;
     for (;;) {
-      if ((word & dirty) != 0 && passes < merge_passes) {
+      if ((word & dirty) != 0 && (passes < merge_passes || (word & walkers) == 0)) {
         // Acquire: every free whose fetch_or set the `dirty` cleared here happens before the pass.
         if (reg.compare_exchange_weak(word, word & ~dirty, detail::memory_order_acquire,
                                       detail::memory_order_relaxed)) {
