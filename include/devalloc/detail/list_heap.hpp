@@ -27,7 +27,7 @@
 // the chunk used; else carve `need` units from the frontier. If nothing is found: merge the arenas
 // that saw frees (below), then scan every bin and frontier again; while memory is in flight
 // somewhere (popped to be split, or held by a merge), retry up to config::retry_rounds times with
-// a short pause before returning nullptr.
+// a pause that grows from 32 ns to 64 us (about 65 ms in all) before returning nullptr.
 //
 // Free (destroy): the start bit and the header must name a used chunk; one CAS used -> listed
 // claims the free (a second free finds it listed: double free). Then the chunk grows over its
@@ -689,7 +689,11 @@ class list_heap {
       }
       const std::uint64_t after = flights(busy_after);
       if (!busy_before && !busy_after && before == after) { return nullptr; }
-      pause_briefly();
+      // Backoff: 32 ns doubling to 64 us a pause, so the bound spans a merge of a large arena by
+      // one worker (milliseconds on a GPU; with a fixed 32 ns pause, 1024 rounds gave up after
+      // about 50 us, and 8192 workers on one arena failed by the tens of thousands on an H100),
+      // and waiting requests rescan the bins less often while the merge runs.
+      pause_for(32u << (round < 11u ? round : 11u));
     }
     return nullptr;
   }

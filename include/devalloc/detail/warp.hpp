@@ -264,6 +264,23 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_briefly() noexcept
 #endif
 }
 
+/// A pause of about `ns` nanoseconds between re-reads of memory other workers are expected to
+/// release (bounded waits with backoff only; CUDA: __nanosleep(ns), which the hardware bounds by
+/// about 1 ms; CPU: as pause_briefly(), the backend's lanes are scheduled cooperatively).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_for(std::uint32_t ns) noexcept
+{
+#if DEVALLOC_BACKEND_CUDA
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  __nanosleep(ns);
+#else
+  (void)ns;
+#endif
+#else
+  (void)ns;
+  pause_briefly();
+#endif
+}
+
 /// Lanes of `mask` whose `value` equals the caller's (CUDA: __match_any_sync, sm_70+).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t match_any(std::uint32_t mask, unsigned long long value,
                                                              call_site site = call_site::current()) noexcept
