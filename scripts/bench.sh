@@ -24,6 +24,10 @@ build=$DEVALLOC_BUILD
 
 targets=(devalloc-bench-cpu)
 if cmake --build "$build" --target help 2>/dev/null | grep -q 'devalloc-bench-cuda'; then targets+=(devalloc-bench-cuda); fi
+# The `distributed` test runs examples/distributed under mpiexec (built where MPI, and for CUDA NCCL, were found).
+for t in devalloc_example_distributed_cpu devalloc_example_distributed_cuda; do
+  if cmake --build "$build" --target help 2>/dev/null | grep -q "^$t:"; then targets+=("$t"); fi
+done
 say "build ${targets[*]} (-j$DEVALLOC_JOBS)"
 cmake --build "$build" -j"$DEVALLOC_JOBS" --target "${targets[@]}"
 
