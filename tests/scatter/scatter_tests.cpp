@@ -328,7 +328,7 @@ TYPED_TEST(ScatterEach, ChurnWithEverySizeClassKeepsDataAndInvariants)
     // reset, freed pages keep their chunk size, so a request of a size no page has left may fail
     // once every page was split for another size (on an H100 about 2 000 of this churn's requests).
     // Data, overlap and the heap's invariants are still checked.
-    RecordProperty("nullptr_without_page_reset", std::to_string(nulls));
+    ::testing::Test::RecordProperty("nullptr_without_page_reset", std::to_string(nulls));
   }
   expect_empty(allocator, "after churn");
   // Two sizes alternating on a heap small enough that pages change chunk size all the time.
