@@ -160,6 +160,20 @@ void mpi_cell(Context& ctx, MpiOp op, u32 ranks, u32 n, unsigned block, const st
   spec.kernels = runs + 1;
   spec.series = std::string(mpi_op_name(op)) + "/" + scale_name;
   spec.work = static_cast<double>(ranks);
+  if constexpr (E::allocator::alignment < alignof(double)) {
+    // The ranks' buffers hold doubles: an allocator that guarantees less alignment (4-byte
+    // segment headers) would fault on the GPU (misaligned address), so its cells are not run.
+    if (!ctx.allocator_selected(E::name) || ctx.opt.child) { return; }
+    Record r = entry_record<E>(ctx);
+    for (const auto& kv : spec.params.fields().items()) { r.set(kv.key(), kv.value()); }
+    r.set("cell", cell_label(spec.params));
+    r.set("status", "n/a")
+      .set("note", "buffers of doubles need 8-byte alignment; this allocator guarantees " +
+                     std::to_string(E::allocator::alignment) + " bytes");
+    CellOut out(r);
+    finish_cell(ctx, out, 0);
+    return;
+  }
   run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
     Array<double*> buffers(ranks);
     Array<u32> flags(ranks);

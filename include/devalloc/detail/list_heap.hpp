@@ -26,8 +26,9 @@
 // size-ordered bins, §4), split off the rest as a new free chunk if it has at least 2 units, mark
 // the chunk used; else carve `need` units from the frontier. If nothing is found: merge the arenas
 // that saw frees (below), then scan every bin and frontier again; while memory is in flight
-// somewhere (popped to be split, or held by a merge), retry up to config::retry_rounds times with
-// a pause that grows from 32 ns to 64 us (about 65 ms in all) before returning nullptr.
+// somewhere (popped to be split, or held by a merge), retry (merge and scan) up to
+// config::retry_rounds times with a pause that grows from 32 ns to 64 us (about 65 ms in all)
+// before returning nullptr.
 //
 // Free (destroy): the start bit and the header must name a used chunk; one CAS used -> listed
 // claims the free (a second free finds it listed: double free). Then the chunk grows over its
@@ -670,13 +671,16 @@ class list_heap {
     return sum;
   }
 
-  /// create() found nothing in the fast path: merge, then scan everything (bins without hints,
-  /// frontiers) until it finds a chunk, or a scan saw nothing while no memory was in flight before
-  /// or during it, or retry_rounds scans failed.
+  /// create() found nothing in the fast path: merge (the arenas that saw frees), then scan
+  /// everything (bins without hints, frontiers), round after round, until it finds a chunk, or a
+  /// scan saw nothing while no memory was in flight before or during it, or retry_rounds rounds
+  /// failed.
   DEVALLOC_DEVICE void* slow_path(std::uint32_t home, std::uint32_t need, std::uint32_t first) const noexcept
   {
-    for (std::uint32_t k = 0, a = home; k < arenas_; ++k, a = a + 1 == arenas_ ? 0u : a + 1) { merge(a); }
     for (std::uint32_t round = 0; round < config::retry_rounds; ++round) {
+      // Every round, not only the first: frees since the last merge (a churning heap) leave runs
+      // that only a merge joins, and the merge that ran meanwhile may not have seen them.
+      for (std::uint32_t k = 0, a = home; k < arenas_; ++k, a = a + 1 == arenas_ ? 0u : a + 1) { merge(a); }
       bool busy_before = false;
       bool busy_after = false;
       const std::uint64_t before = flights(busy_before);
