@@ -10,7 +10,7 @@
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
 //   [region counters: 4 B x regions][super block counters][free-page map: 1 bit x pages]
-//   [class directory: 4 B x (classes x (slots + 1) + warp slots)][pad to 256][page 0][page 1] ... [page pages-1]
+//   [class directory: 4 B x (classes x (slots + 1) + warp slots + 1)][pad to 256][page 0][page 1] ... [page pages-1]
 //
 //   * Pages (§5.2) of Config::pagesize bytes. A page is free (chunk size 0), split into equal
 //     chunks of one size (<= pagesize, a multiple of 16), or part of a multi-page chunk (§6.3).
@@ -451,7 +451,8 @@ class Scatter : public scatter_detail::search<Config> {
       if ((free_words[w] & ~free_map_.valid(w)) != 0) { fail("free-page map: bits beyond the last page"); }
     }
     {
-      std::vector<std::uint32_t> directory(static_cast<std::size_t>(directory_classes) * (slots_ + 1u) + warp_slots_);
+      std::vector<std::uint32_t> directory(static_cast<std::size_t>(directory_classes) * (slots_ + 1u) + warp_slots_ +
+                                           1u);
       detail::backend::copy_to_host(directory.data(), directory_, directory.size() * sizeof(std::uint32_t));
       for (const std::uint32_t entry : directory) {
         if (entry > pages_) { fail("class directory: entry " + std::to_string(entry) + " beyond the pages"); }

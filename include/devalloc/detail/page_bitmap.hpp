@@ -26,6 +26,7 @@
 
 #include "atomic.hpp"
 #include "platform.hpp"
+#include "warp.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
 namespace detail {
@@ -131,6 +132,7 @@ class page_bitmap {
   struct word_claim {
     std::uint32_t word;  ///< `none`: no free unit in the words looked at
     std::uint64_t bits;
+    std::uint32_t used = 0;  ///< taken units of `word` right after the claim (a sample of the map's fill)
   };
 
   /// Device. Claims up to `want` (1..64) free units of one word with one fetch_or: the first word
@@ -167,7 +169,7 @@ class page_bitmap {
           }
           value = device_atomic<std::uint64_t>(words_[wj]).fetch_or(mask, memory_order_acquire);
           const std::uint64_t got = mask & ~value;
-          if (got != 0) { return {wj, got}; }
+          if (got != 0) { return {wj, got, popcount64(value | got)}; }
         }
       }
       w = (w + batch) % count_;

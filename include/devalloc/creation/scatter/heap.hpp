@@ -10,7 +10,8 @@
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
 //   [region counters: 4 B x regions][super block counters: 4 B x blocks]
-//   [free-page bitmap: 1 bit per page, 64-bit words][class directory: 4 B x (classes x (slots + 1) + warp slots)]
+//   [free-page bitmap: 1 bit per page, 64-bit words]
+//   [class directory: 4 B x (classes x (slots + 1) + warp slots) + the dense-map flag, 4 B]
 //   [pad to 256][page 0][page 1] ... [page pages-1]
 //
 // The free-page bitmap (detail/page_bitmap.hpp) and the class directory are this project's
@@ -137,7 +138,7 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
 
   /// Smallest pool (in bytes, from any address) that holds one page: alignment, header, one
   /// page's state, bitfield, region and block counter, bitmap word, directory, page alignment.
-  static constexpr std::size_t min_pool_bytes = 255 + 256 + 20 + 7 + 8 + 8 * directory_classes + 4 + 255 + pagesize;
+  static constexpr std::size_t min_pool_bytes = 255 + 256 + 20 + 7 + 8 + 8 * directory_classes + 8 + 255 + pagesize;
 
  protected:
   static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
@@ -173,7 +174,7 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     p.slots = slots_for(pages);
     p.warp_slots = warp_slots_for(pages);
     p.data = align_up(
-      p.directory + std::uintptr_t{4} * (std::uintptr_t{directory_classes} * (p.slots + 1u) + p.warp_slots), 256);
+      p.directory + std::uintptr_t{4} * (std::uintptr_t{directory_classes} * (p.slots + 1u) + p.warp_slots + 1u), 256);
     p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
     return p;
   }
@@ -211,7 +212,8 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
   std::uint32_t* directory_ = nullptr;     // per class and slot: 1 + the page the slot's warps fill (0: none)
   std::uint32_t slots_ = 1;                // directory slots per class
   std::uint32_t warp_slots_ = 0;           // directory slots of whole-warp groups, after the class rows
-                                           // (then one class page per class: class_page())
+                                           // (then one class page per class: class_page(),
+                                           // then the dense-map flag: dense_map())
   char* data_ = nullptr;
   char* data_end_ = nullptr;
   std::size_t meta_bytes_ = 0;

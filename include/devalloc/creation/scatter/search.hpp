@@ -183,6 +183,20 @@ class search : public multi_page<Config> {
     return warp_row()[warp_slots_ + class_index(chunk)];
   }
 
+  /// The dense-map flag (the word after the class pages): 1 while the free-page map is nearly
+  /// full where pages are being taken. Small groups whose slot's page is full go to the class page
+  /// only while it is set (an empty slot always does). The class page keeps a sparse class from
+  /// opening a page per slot, which matters only when free pages run short; in a roomy heap the
+  /// slots of a dense class sharing one class page was the cost (H100 probe, one run, 2^20 threads:
+  /// 16-256 B 2.4 -> 4.1 G allocs/s, 512-8192 B 1.2 -> 2.4 G with the flag; docs/scatter.md,
+  /// Search, item 3).
+  DEVALLOC_DEVICE std::uint32_t& dense_map() const noexcept { return warp_row()[warp_slots_ + directory_classes]; }
+  /// The flag is set by a claim that leaves its map word with at least dense_set_bits of 64 pages
+  /// taken, cleared by one that leaves at most dense_clear_bits (hysteresis: a flag that followed
+  /// every claim at 48 flipped so often that 2^20 threads x 16-4096 B lost 20 %).
+  static constexpr std::uint32_t dense_set_bits = 56;
+  static constexpr std::uint32_t dense_clear_bits = 32;
+
   // ---------------------------------------------------------------------------------------------
   // Allocation of chunks up to one page
 
@@ -257,12 +271,13 @@ class search : public multi_page<Config> {
     if (rank == 0 && !direct) {
       seen_entry = entry.load(detail::memory_order_relaxed);
       reserve_on_entry(seen_entry, cls, fresh, k, grant_page, grant);
-      if (grant == 0 && k < fine_group) {
-        // The slot's page served nobody (empty slot, full page): the class page, if it names
-        // another page of the class with room; the slot then names that page too. So a class
-        // opens a new page only when its class page is full as well: a sparse class fills one
-        // page at a time. (Only for empty slots, each slot of a sparse class opened a page of
-        // its own once the class page filled: 7 nullptr of 65 536 in the census test, H100.)
+      if (grant == 0 && k < fine_group && (seen_entry == 0 || detail::atomic_load_relaxed(dense_map()) != 0u)) {
+        // The slot's page served nobody (an empty slot; a full page while the map is dense): the
+        // class page, if it names another page of the class with room; the slot then names that
+        // page too. So a class opens a new page only when its class page is full as well: a
+        // sparse class fills one page at a time. (Only for empty slots, each slot of a sparse
+        // class opened a page of its own once the class page filled: 7 nullptr of 65 536 in the
+        // census test, H100; so full slots come here too once the map is dense.)
         detail::device_atomic<std::uint32_t> shared(class_page(cls));
         const std::uint32_t other = shared.load(detail::memory_order_relaxed);
         if (other != 0 && other != seen_entry) {
@@ -311,7 +326,10 @@ class search : public multi_page<Config> {
     std::uint32_t page = detail::page_bitmap::none;
     for (std::uint32_t have = 0; have < shares;) {
       detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
-      if (my == 0) { taken = free_map_.claim_some(start, shares - have, claim_words); }
+      if (my == 0) {
+        taken = free_map_.claim_some(start, shares - have, claim_words);
+        if (taken.word != detail::page_bitmap::none) { note_density(taken.used); }
+      }
       detail::sync_lanes(rest);
       const std::uint32_t word = detail::shuffle(rest, taken.word, taker);
       const std::uint64_t bits = detail::shuffle(rest, taken.bits, taker);
@@ -449,6 +467,16 @@ class search : public multi_page<Config> {
       }
     }
     return nullptr;
+  }
+
+  /// After a claim that left `used` of its map word's 64 pages taken: sets or clears the
+  /// dense-map flag (dense_set_bits, dense_clear_bits); a relaxed hint, written only on a change.
+  DEVALLOC_DEVICE void note_density(std::uint32_t used) const noexcept
+  {
+    detail::device_atomic<std::uint32_t> flag(dense_map());
+    const std::uint32_t was = flag.load(detail::memory_order_relaxed);
+    if (was == 0u && used >= dense_set_bits) { flag.store(1u, detail::memory_order_relaxed); }
+    if (was != 0u && used <= dense_clear_bits) { flag.store(0u, detail::memory_order_relaxed); }
   }
 
   /// Directory entries scan_directory reads together (independent loads, one memory latency).
