@@ -455,12 +455,8 @@ class basic_circular {
     offset_type u =
       from_start ? segment_start(s) : detail::device_atomic<offset_type>(hint_[s]).load(detail::memory_order_acquire);
     offset_type found = no_chunk;
-    // The chunk this walker last saw free and lost to another claimer, and its next offset then.
-    // The walk's first chunk (at the hint, where the last claim split) counts as lost with the
-    // segment's end as its next: a walker that arrives between a claim and its split's link reads
-    // the chunk used up to the segment's end.
-    offset_type lost = from_start ? no_chunk : u;
-    offset_type lost_next = end;
+    offset_type lost = no_chunk;  // the chunk this walker last saw free and lost to another claimer
+    offset_type lost_next = 0;    // its next offset then
     std::uint32_t waits = 0;
     while (u < end) {
       void* h = header_at(u);
