@@ -83,8 +83,9 @@ std::string shell_quote(const std::string& s)
   return q + "'";
 }
 
-std::string last_lines(const std::string& text, std::size_t lines)
+std::string last_lines(std::string text, std::size_t lines)
 {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) { text.pop_back(); }
   std::size_t pos = text.size();
   for (std::size_t k = 0; k <= lines && pos != std::string::npos && pos > 0; ++k) { pos = text.rfind('\n', pos - 1); }
   return pos == std::string::npos ? text : text.substr(pos + 1);
