@@ -917,6 +917,51 @@ std::size_t clamp_heap(const Context& ctx, std::size_t bytes);
 /// Heap for one allocation of at most `max_size` bytes per thread: 1.5 x the demand plus 64 MiB,
 /// rounded up to a power of two, clamped to the backend's limit.
 std::size_t one_alloc_heap(const Context& ctx, std::size_t threads, std::size_t max_size);
+
+/// Bytes an allocator that gives every warp whole superblocks (FDGMalloc with superblocks) needs
+/// for `threads` threads holding `per_thread` bytes each: twice the bytes of the superblocks each
+/// warp fills (32 KiB at least however little it asks; each a multi-page request to the
+/// underlying allocator). 0 for every other allocator.
+template <class E>
+double superblock_bytes_needed(double threads, double per_thread)
+{
+  using P = typename E::allocator::creation_policy;
+  if constexpr (devalloc::creation::is_fdg_malloc<P>::value) {
+    if constexpr (P::config::use_superblocks) {
+      const double superblocks =
+        std::max(1.0, std::ceil(32.0 * per_thread / static_cast<double>(P::superblock_capacity)));
+      return 2.0 * std::ceil(threads / 32.0) * superblocks * static_cast<double>(P::config::superblock_bytes);
+    }
+  }
+  return 0;
+}
+
+/// one_alloc_heap for allocator E: also room for E's superblocks (superblock_bytes_needed).
+template <class E>
+std::size_t one_alloc_heap_for(const Context& ctx, std::size_t threads, std::size_t max_size)
+{
+  const double superblocks = superblock_bytes_needed<E>(static_cast<double>(threads), static_cast<double>(max_size));
+  const std::size_t plain = one_alloc_heap(ctx, threads, max_size);
+  if (superblocks <= 0) { return plain; }
+  return std::max(plain,
+                  clamp_heap(ctx, round_up_pow2(static_cast<std::size_t>(superblocks) + (std::size_t{64} << 20))));
+}
+
+/// Records a cell of E that is not run (status "skipped", "n/a") with the reason; `extra` fields
+/// are added to the record (not to the cell's label). Nothing in a child process.
+template <class E>
+void record_not_run(Context& ctx, const Record& params, const std::string& status, const std::string& note,
+                    const Record& extra = Record{})
+{
+  if (!ctx.allocator_selected(E::name) || ctx.opt.child) { return; }
+  Record r = entry_record<E>(ctx);
+  for (const auto& kv : params.fields().items()) { r.set(kv.key(), kv.value()); }
+  r.set("cell", cell_label(params));
+  for (const auto& kv : extra.fields().items()) { r.set(kv.key(), kv.value()); }
+  r.set("status", status).set("note", note);
+  CellOut out(r);
+  finish_cell(ctx, out, 0);
+}
 inline std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 
 /// Allocation sizes and pointers copied from the device, for layout analysis.

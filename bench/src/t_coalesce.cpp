@@ -163,15 +163,9 @@ void mpi_cell(Context& ctx, MpiOp op, u32 ranks, u32 n, unsigned block, const st
   if constexpr (E::allocator::alignment < alignof(double)) {
     // The ranks' buffers hold doubles: an allocator that guarantees less alignment (4-byte
     // segment headers) would fault on the GPU (misaligned address), so its cells are not run.
-    if (!ctx.allocator_selected(E::name) || ctx.opt.child) { return; }
-    Record r = entry_record<E>(ctx);
-    for (const auto& kv : spec.params.fields().items()) { r.set(kv.key(), kv.value()); }
-    r.set("cell", cell_label(spec.params));
-    r.set("status", "n/a")
-      .set("note", "buffers of doubles need 8-byte alignment; this allocator guarantees " +
-                     std::to_string(E::allocator::alignment) + " bytes");
-    CellOut out(r);
-    finish_cell(ctx, out, 0);
+    record_not_run<E>(ctx, spec.params, "n/a",
+                      "buffers of doubles need 8-byte alignment; this allocator guarantees " +
+                        std::to_string(E::allocator::alignment) + " bytes");
     return;
   }
   run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {

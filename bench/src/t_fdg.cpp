@@ -150,20 +150,10 @@ void fdg_cell(Context& ctx, std::size_t threads, u32 count, std::size_t bytes, u
               const std::string& series, double work, bool warp_api = false)
 {
   using H = typename E::allocator::handle_type;
-  double need =
-    1.5 * static_cast<double>(threads) * count * static_cast<double>(bytes) + static_cast<double>(64u << 20);
-  if constexpr (has_warp_api<E>) {
-    using P = typename E::allocator::creation_policy;
-    if constexpr (P::config::use_superblocks) {
-      // FDGMalloc takes whole superblocks per warp (32 KiB at least, however little the warp asks),
-      // each a multi-page request to the underlying allocator: twice the superblocks' bytes.
-      const double per_warp = 32.0 * count * static_cast<double>(bytes);
-      const double superblocks = std::max(1.0, std::ceil(per_warp / static_cast<double>(P::superblock_capacity)));
-      const double warps = std::ceil(static_cast<double>(threads) / 32.0);
-      need = std::max(need, 2.0 * warps * superblocks * static_cast<double>(P::config::superblock_bytes) +
-                              static_cast<double>(64u << 20));
-    }
-  }
+  const double per_thread = static_cast<double>(count) * static_cast<double>(bytes);
+  const double need = std::max(1.5 * static_cast<double>(threads) * per_thread,
+                               superblock_bytes_needed<E>(static_cast<double>(threads), per_thread)) +
+                      static_cast<double>(64u << 20);
   CellSpec spec;
   spec.params = std::move(params);
   spec.params.set("threads", threads).set("allocs_per_thread", count).set("size", bytes);
@@ -177,13 +167,7 @@ void fdg_cell(Context& ctx, std::size_t threads, u32 count, std::size_t bytes, u
   spec.work = work;
   if (need > static_cast<double>(ctx.scale.max_heap)) {
     // As in the paper: the memory does not allow this combination.
-    if (!ctx.allocator_selected(E::name) || ctx.opt.child) { return; }
-    Record r = entry_record<E>(ctx);
-    for (const auto& kv : spec.params.fields().items()) { r.set(kv.key(), kv.value()); }
-    r.set("cell", cell_label(spec.params));
-    r.set("status", "skipped").set("note", "needs more memory than the benchmark's heap limit");
-    CellOut out(r);
-    finish_cell(ctx, out, 0);
+    record_not_run<E>(ctx, spec.params, "skipped", "needs more memory than the benchmark's heap limit");
     return;
   }
   run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {

@@ -267,7 +267,7 @@ void test_launch(Context& ctx)
         CellSpec spec;
         put_mix(spec.params, m, d);
         spec.params.set("threads", threads).set("launches", launches);
-        spec.heap_bytes = one_alloc_heap(ctx, threads, m.hi);
+        spec.heap_bytes = one_alloc_heap_for<E>(ctx, threads, m.hi);
         spec.threads = static_cast<double>(threads);
         spec.size = static_cast<double>(m.hi);
         spec.kernels = 3.0 * (launches + 1);

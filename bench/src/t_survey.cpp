@@ -39,7 +39,7 @@ void test_survey(Context& ctx)
       spec.params.set("variant", variant).set("size_class", sc.name).set("threads", threads);
       if (std::string(variant) == "count") { spec.params.set("allocations", threads); }
       spec.params.set("size", static_cast<double>(sc.lo + sc.hi) / 2).set("size_min", sc.lo).set("size_max", sc.hi);
-      spec.heap_bytes = one_alloc_heap(ctx, threads, sc.hi);
+      spec.heap_bytes = one_alloc_heap_for<E>(ctx, threads, sc.hi);
       spec.threads = static_cast<double>(threads);
       spec.size = static_cast<double>(sc.hi);
       spec.kernels = 2.0 * (ctx.scale.reps + ctx.scale.warmups);
@@ -119,7 +119,7 @@ void test_throughput(Context& ctx)
       for (const std::size_t threads : threads_list) {
         CellSpec spec;
         spec.params.set("variant", "one-per-thread").set("threads", threads).set("size", size);
-        spec.heap_bytes = one_alloc_heap(ctx, threads, size);
+        spec.heap_bytes = one_alloc_heap_for<E>(ctx, threads, size);
         spec.threads = static_cast<double>(threads);
         spec.size = static_cast<double>(size);
         spec.kernels = 2.0 * (ctx.scale.reps + ctx.scale.warmups);
@@ -139,7 +139,7 @@ void test_throughput(Context& ctx)
       .set("size_min", 16)
       .set("size_max", 256);
     spec.params.set("launches", 20);
-    spec.heap_bytes = one_alloc_heap(ctx, threads, 256);
+    spec.heap_bytes = one_alloc_heap_for<E>(ctx, threads, 256);
     spec.threads = static_cast<double>(threads);
     spec.size = 256;
     spec.kernels = 20.0 * (ctx.scale.reps + ctx.scale.warmups);

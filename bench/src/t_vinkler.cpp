@@ -79,13 +79,9 @@ template <class E>
 bool exceeds_heap(Context& ctx, const CellSpec& spec, double live_bytes)
 {
   if (live_bytes <= 0.9 * static_cast<double>(spec.heap_bytes)) { return false; }
-  if (!ctx.allocator_selected(E::name) || ctx.opt.child) { return true; }
-  Record r = entry_record<E>(ctx);
-  for (const auto& kv : spec.params.fields().items()) { r.set(kv.key(), kv.value()); }
-  r.set("cell", cell_label(spec.params)).set("heap_bytes", spec.heap_bytes).set("live_request_bytes", live_bytes);
-  r.set("status", "skipped").set("note", "the live requests would exceed the heap");
-  CellOut out(r);
-  finish_cell(ctx, out, 0);
+  Record extra;
+  extra.set("heap_bytes", spec.heap_bytes).set("live_request_bytes", live_bytes);
+  record_not_run<E>(ctx, spec.params, "skipped", "the live requests would exceed the heap", extra);
   return true;
 }
 

@@ -218,6 +218,7 @@ class Scatter : public scatter_detail::search<Config> {
   using base::accessblocksize;
   using base::class_slots;
   using base::directory_classes;
+  using base::directory_words;
   using base::open_wait_reads;
   using base::pagesize;
   using base::regionsize;
@@ -451,8 +452,7 @@ class Scatter : public scatter_detail::search<Config> {
       if ((free_words[w] & ~free_map_.valid(w)) != 0) { fail("free-page map: bits beyond the last page"); }
     }
     {
-      std::vector<std::uint32_t> directory(static_cast<std::size_t>(directory_classes) * (slots_ + 1u) + warp_slots_ +
-                                           1u);
+      std::vector<std::uint32_t> directory(directory_words(slots_, warp_slots_));
       detail::backend::copy_to_host(directory.data(), directory_, directory.size() * sizeof(std::uint32_t));
       for (const std::uint32_t entry : directory) {
         if (entry > pages_) { fail("class directory: entry " + std::to_string(entry) + " beyond the pages"); }

@@ -246,27 +246,10 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void sync_lanes(std::uint32_t mask, call_si
 #endif
 }
 
-/// A short pause between re-reads of a word another worker is about to change (bounded waits
-/// only; CUDA: __nanosleep, sm_70+; CPU: yield to another lane of the warp, or to another thread,
-/// so that a descheduled worker can finish).
-DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_briefly() noexcept
-{
-#if DEVALLOC_BACKEND_CUDA
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  __nanosleep(32);
-#endif
-#else
-  if (cpu::current_warp != nullptr) {
-    cpu::current_warp->pause();
-  } else {
-    std::this_thread::yield();
-  }
-#endif
-}
-
-/// A pause of about `ns` nanoseconds between re-reads of memory other workers are expected to
-/// release (bounded waits with backoff only; CUDA: __nanosleep(ns), which the hardware bounds by
-/// about 1 ms; CPU: as pause_briefly(), the backend's lanes are scheduled cooperatively).
+/// A pause of about `ns` nanoseconds between re-reads of a word other workers are expected to
+/// change (bounded waits only; CUDA: __nanosleep(ns), sm_70+, which the hardware bounds by about
+/// 1 ms; CPU: yield to another lane of the warp, or to another thread, so that a descheduled
+/// worker can finish; the backend's lanes are scheduled cooperatively, so `ns` is not used).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_for(std::uint32_t ns) noexcept
 {
 #if DEVALLOC_BACKEND_CUDA
@@ -277,9 +260,16 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_for(std::uint32_t ns) noexcept
 #endif
 #else
   (void)ns;
-  pause_briefly();
+  if (cpu::current_warp != nullptr) {
+    cpu::current_warp->pause();
+  } else {
+    std::this_thread::yield();
+  }
 #endif
 }
+
+/// A short pause (32 ns on CUDA) between re-reads of a word another worker is about to change.
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void pause_briefly() noexcept { pause_for(32); }
 
 /// Lanes of `mask` whose `value` equals the caller's (CUDA: __match_any_sync, sm_70+).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t match_any(std::uint32_t mask, unsigned long long value,

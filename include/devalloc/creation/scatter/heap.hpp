@@ -136,9 +136,17 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     return slots == 0 ? 1u : static_cast<std::uint32_t>(slots);
   }
 
+  /// Words of the class directory: the class rows (`slots` per class), the whole-warp slots, one
+  /// class page per class and the dense-map flag (search.hpp).
+  DEVALLOC_HOST_DEVICE static constexpr std::size_t directory_words(std::uint32_t slots,
+                                                                    std::uint32_t warp_slots) noexcept
+  {
+    return std::size_t{directory_classes} * (slots + 1u) + warp_slots + 1u;
+  }
+
   /// Smallest pool (in bytes, from any address) that holds one page: alignment, header, one
   /// page's state, bitfield, region and block counter, bitmap word, directory, page alignment.
-  static constexpr std::size_t min_pool_bytes = 255 + 256 + 20 + 7 + 8 + 8 * directory_classes + 8 + 255 + pagesize;
+  static constexpr std::size_t min_pool_bytes = 255 + 256 + 20 + 7 + 8 + 4 * directory_words(1, 1) + 255 + pagesize;
 
  protected:
   static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
@@ -173,8 +181,7 @@ class heap : protected detail::bitfield_page<Config::pagesize> {
     p.directory = p.free_map + std::uintptr_t{8} * detail::page_bitmap::words_for(pages);
     p.slots = slots_for(pages);
     p.warp_slots = warp_slots_for(pages);
-    p.data = align_up(
-      p.directory + std::uintptr_t{4} * (std::uintptr_t{directory_classes} * (p.slots + 1u) + p.warp_slots + 1u), 256);
+    p.data = align_up(p.directory + std::uintptr_t{4} * directory_words(p.slots, p.warp_slots), 256);
     p.end = p.data + static_cast<std::uintptr_t>(pages) * pagesize;
     return p;
   }
