@@ -3,6 +3,8 @@
 // bench/src/common.cpp — non-template parts of the shared machinery (see common.hpp).
 #include "common.hpp"
 
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -145,27 +147,22 @@ std::string bytes_label(std::size_t b)
 }
 
 // =============================================================================================
-// Context
+// Shell commands
 
-namespace {
-std::string run_command(const std::string& cmd)
+std::string run_command(const std::string& cmd, int* status)
 {
   std::string out;
   FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) { return out; }
+  if (p == nullptr) {
+    if (status != nullptr) { *status = -1; }
+    return out;
+  }
   char buf[4096];
   std::size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) { out.append(buf, n); }
-  ::pclose(p);
+  const int raw = ::pclose(p);
+  if (status != nullptr) { *status = raw == -1 ? -1 : (WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw)); }
   return out;
-}
-
-std::string trim(std::string s)
-{
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) { s.pop_back(); }
-  std::size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) { ++i; }
-  return s.substr(i);
 }
 
 std::string shell_quote(const std::string& s)
@@ -179,6 +176,18 @@ std::string shell_quote(const std::string& s)
     }
   }
   return out + "'";
+}
+
+// =============================================================================================
+// Context
+
+namespace {
+std::string trim(std::string s)
+{
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) { s.pop_back(); }
+  std::size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) { ++i; }
+  return s.substr(i);
 }
 
 std::string detect_commit()

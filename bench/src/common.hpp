@@ -918,6 +918,12 @@ std::size_t clamp_heap(const Context& ctx, std::size_t bytes);
 /// rounded up to a power of two, clamped to the backend's limit.
 std::size_t one_alloc_heap(const Context& ctx, std::size_t threads, std::size_t max_size);
 
+/// Runs `cmd` through /bin/sh and returns its standard output; `status` (if given) gets its exit
+/// status (128 + signal if a signal ended it, -1 if it could not be started).
+std::string run_command(const std::string& cmd, int* status = nullptr);
+/// `s` in single quotes for /bin/sh.
+std::string shell_quote(const std::string& s);
+
 /// Bytes an allocator that gives every warp whole superblocks (FDGMalloc with superblocks) needs
 /// for `threads` threads holding `per_thread` bytes each: twice the bytes of the superblocks each
 /// warp fills (32 KiB at least however little it asks; each a multi-page request to the

@@ -15,14 +15,11 @@
 // test starts it through mpiexec and reads its output; the program, its checks and its step
 // report are documented in docs/distributed.md. Where mpiexec or the example binary is missing the
 // cells are recorded as skipped with the reason.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <memory>
 #include <regex>
 #include <string>
 #include <vector>
@@ -57,30 +54,6 @@ std::string find_example(std::string& tried)
     if (fs::exists(p, ec)) { return p.string(); }
   }
   return {};
-}
-
-/// Runs `command` through the shell; its stdout and stderr together; the exit status in `status`.
-std::string run_command(const std::string& command, int& status)
-{
-  std::string output;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) {
-    status = -1;
-    return "popen failed";
-  }
-  char chunk[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0) { output.append(chunk, n); }
-  const int raw = pclose(pipe);
-  status = raw == -1 ? -1 : (WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw));
-  return output;
-}
-
-std::string shell_quote(const std::string& s)
-{
-  std::string q = "'";
-  for (char c : s) { q += c == '\'' ? std::string("'\\''") : std::string(1, c); }
-  return q + "'";
 }
 
 std::string last_lines(std::string text, std::size_t lines)
@@ -152,7 +125,7 @@ void test_distributed(Context& ctx)
   const char* env_mpiexec = std::getenv("DEVALLOC_MPIEXEC");
   const std::string mpiexec = env_mpiexec != nullptr && *env_mpiexec != '\0' ? env_mpiexec : "mpiexec";
   int status = 0;
-  const std::string version = run_command(shell_quote(mpiexec) + " --version", status);
+  const std::string version = run_command(shell_quote(mpiexec) + " --version 2>&1", &status);
   std::string missing;
   if (example.empty()) {
     missing = "the example binary was not found (tried " + tried + "; set DEVALLOC_DISTRIBUTED_BIN)";
@@ -219,7 +192,7 @@ void test_distributed(Context& ctx)
                                   a.example_name + " --seed " + std::to_string(ctx.opt.seed) + extra;
       out.rec.set("command", command);
       const auto t0 = std::chrono::steady_clock::now();
-      const std::string output = run_command(command, status);
+      const std::string output = run_command(command + " 2>&1", &status);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const std::vector<StepLine> measured = parse_steps(output);
       const bool ok_line = output.find("distributed: OK") != std::string::npos;
