@@ -36,11 +36,11 @@
 // segment: register in the segment (one fetch_add; if its merge flag is set, unregister and move
 // on: no waiting), walk its chunks from the hint (on the second lap: from the segment's start) to
 // the segment's end, and claim the first free chunk of at least need = ceil((bytes + 8) / 16) units by one CAS on its
-// header. The claimer splits the chunk if it has at least need * max_frag units (writes the
-// remainder's header, then links it with a release store of its own header), moves the hint past
-// its chunk and unregisters. A walker whose claim CAS lost re-reads that header a few times
-// (split_wait_reads) while the winner has not linked its remainder yet, instead of jumping over
-// the whole chunk. If a whole lap finds nothing, the caller merges every segment it can
+// header (free -> claimed). The claimer splits the chunk if it has at least need * max_frag units
+// (writes the remainder's header), then publishes it (claimed -> used, with the remainder as its
+// next: a release store), moves the hint past its chunk and unregisters. A walker that reads a
+// claimed header re-reads it a few times (split_wait_reads) until it is published, instead of
+// jumping over the whole chunk to its old next. If a whole lap finds nothing, the caller merges every segment it can
 // (defragment(): runs of free chunks become one) and tries one more lap, each segment from its
 // start, before returning nullptr.
 //
@@ -193,9 +193,9 @@ class basic_circular {
   /// else is sure to come (the end of a free-only launch), so letting go would leave the segment
   /// unmerged (issue 13: H100 runs left 1-4 unmerged pairs per segment that way).
   static constexpr int merge_passes = 4;
-  /// Re-reads of a chunk a walker lost to another claimer, waiting for the claimer to link the
-  /// remainder of its split (search()); bounded, so a stopped claimer delays a walker by this many
-  /// pauses only.
+  /// Re-reads of a claimed chunk, waiting for its claimer to publish it with the remainder of its
+  /// split linked (search()); bounded, so a stopped claimer delays a walker by this many pauses
+  /// per chunk only.
   static constexpr std::uint32_t split_wait_reads = 32;
 
   basic_circular() = default;
@@ -455,18 +455,12 @@ class basic_circular {
     offset_type u =
       from_start ? segment_start(s) : detail::device_atomic<offset_type>(hint_[s]).load(detail::memory_order_acquire);
     offset_type found = no_chunk;
-    offset_type lost = no_chunk;  // the chunk this walker last saw free and lost to another claimer
-    offset_type lost_next = 0;    // its next offset then
-    std::uint32_t waits = 0;
+    std::uint32_t waits = 0;  // re-reads of the claimed chunk at u
     while (u < end) {
       void* h = header_at(u);
       const detail::chunk_view v = Header::load(h);
       if (v.state == detail::chunk_free && v.next - u >= need) {
-        if (!Header::claim(h, v)) {  // someone else changed it: read it again
-          lost = u;
-          lost_next = v.next;
-          continue;
-        }
+        if (!Header::claim(h, v)) { continue; }  // someone else changed it: read it again
         const offset_type next = Header::claimed_next(h, v);
         if (next - u < need) {  // split header: next changed before the claim
           Header::unclaim(h, next);
@@ -476,26 +470,27 @@ class basic_circular {
         if (std::uint64_t{next - u} >= std::uint64_t{need} * config::max_frag) {
           after = u + need;
           Header::init(header_at(after), detail::chunk_free, next);
-          Header::set_next_owned(h, v, after);
         }
+        Header::publish(h, v, after);
         detail::device_atomic<offset_type>(hint_[s]).store(after < end ? after : segment_start(s),
                                                            detail::memory_order_release);
         found = u;
         break;
       }
-      // The chunk this walker just lost is being split by its claimer, who links the remainder
+      // A chunk its claimer is splitting: the remainder is linked when the claimer publishes it,
       // right after its claim. Jumping to the old next would skip the remainder: for a merged
       // segment (one free chunk) that is the segment's end, and under load every walker but the
       // claimer skipped every segment that way (issue 13: thousands of nullptr in the launch after
-      // a reuse launch, H100). So re-read a few times while the claimer has not linked it yet; a
-      // chunk taken whole keeps its next, and the walker moves on after split_wait_reads reads.
-      if (u == lost && v.state != detail::chunk_free && v.next == lost_next && waits < split_wait_reads) {
+      // a reuse launch, H100). So re-read it up to split_wait_reads times; a claimer that is
+      // stopped longer is passed (its chunk's old next), nobody waits for it.
+      if (v.state == detail::chunk_claimed && waits < split_wait_reads) {
         ++waits;
         detail::pause_briefly();
         continue;
       }
       if (v.next <= u) { break; }  // never for a header (defensive: no endless walk)
       u = v.next;
+      waits = 0;
     }
     // Release: the split's headers and the hint are ordered before a later session or walker.
     leave(s, reg.fetch_sub(1, detail::memory_order_release));

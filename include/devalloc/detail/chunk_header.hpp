@@ -14,15 +14,17 @@
 //                       (next << 2 | state; heaps of any size). A claim is one CAS on that word,
 //                       which validates the state and the next offset read together.
 //
-// States: free (can be claimed), used (owned by an allocation or by the worker that claimed it),
-// absorbed (was a header, merged into the chunk before it; kept only for double-free reports).
-// Zeroed memory is no state (0), so a pointer into memory that never held a header is not "used".
+// States: free (can be claimed), claimed (its claimer is splitting it: the remainder is not linked
+// yet), used (owned by an allocation), absorbed (was a header, merged into the chunk before it;
+// kept only for double-free reports). Claimed is state 0, which zeroed memory also reads: a pointer
+// into memory that never held a header is not "used" either way.
 //
 // Who may do what (the safety argument is in creation/circular.hpp and docs/cmalloc.md):
-//   * claim (free -> used): any worker that read `free` at a location that is a chunk boundary
+//   * claim (free -> claimed): any worker that read `free` at a location that is a chunk boundary
 //     for the whole time it holds the offset (circular.hpp's segment registration guarantees it).
-//   * set_next_owned / unclaim: only the worker that owns the used chunk (its claimer, to split
-//     it or to give it back unsplit).
+//   * publish (claimed -> used, with the next offset of its split) / unclaim (claimed -> free):
+//     only the chunk's claimer. Walkers that read `claimed` wait a little for publish instead of
+//     jumping over the whole chunk to its old next, past the remainder about to be linked.
 //   * release (used -> free): the owner of the allocation (dealloc); a CAS, so a concurrent
 //     second free of the same pointer fails and is reported.
 //   * set_next / mark_absorbed: only a worker that holds its segment's merge session, during
@@ -39,7 +41,7 @@ DEVALLOC_NAMESPACE_BEGIN
 namespace detail {
 
 /// A chunk's state as stored in its header (2 bits).
-enum chunk_state : std::uint32_t { chunk_none = 0, chunk_free = 1, chunk_used = 2, chunk_absorbed = 3 };
+enum chunk_state : std::uint32_t { chunk_claimed = 0, chunk_free = 1, chunk_used = 2, chunk_absorbed = 3 };
 
 /// A header as read: the state and the next chunk's offset in 16-byte units. `raw` is what a
 /// validating CAS compares against (the whole word for the fused layout, the flag for the split one).
@@ -72,19 +74,19 @@ struct chunk_header_split {
     const std::uint32_t n = device_atomic<std::uint32_t>(*next_word(h)).load(memory_order_acquire);
     return {f, n, f};
   }
-  /// free -> used. The next word may have changed since `v` was read (the flag may have gone
+  /// free -> claimed. The next word may have changed since `v` was read (the flag may have gone
   /// used -> free meanwhile): the winner re-reads it with claimed_next().
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool claim(void* h, const chunk_view& v) noexcept
   {
     std::uint32_t expected = static_cast<std::uint32_t>(v.raw);
-    return device_atomic<std::uint32_t>(*flag(h)).compare_exchange_strong(expected, chunk_used, memory_order_acquire,
+    return device_atomic<std::uint32_t>(*flag(h)).compare_exchange_strong(expected, chunk_claimed, memory_order_acquire,
                                                                           memory_order_relaxed);
   }
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t claimed_next(void* h, const chunk_view&) noexcept
   {
     return device_atomic<std::uint32_t>(*next_word(h)).load(memory_order_relaxed);
   }
-  /// Owner: gives back a chunk it claimed but cannot use (used -> free).
+  /// Claimer: gives back a chunk it cannot use (claimed -> free).
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void unclaim(void* h, std::uint64_t) noexcept
   {
     device_atomic<std::uint32_t>(*flag(h)).store(chunk_free, memory_order_release);
@@ -95,12 +97,13 @@ struct chunk_header_split {
     device_atomic<std::uint32_t>(*next_word(h)).store(static_cast<std::uint32_t>(next), memory_order_relaxed);
     device_atomic<std::uint32_t>(*flag(h)).store(state, memory_order_relaxed);
   }
-  /// Owner of a used chunk: links a new next chunk (release: its header, written by init(), is
-  /// visible to whoever reads this next offset).
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next_owned(void* h, const chunk_view&,
-                                                                  std::uint64_t next) noexcept
+  /// Claimer: claimed -> used with next offset `next` (the remainder of a split, whose header
+  /// init() wrote, or the old next). Release, next word first: whoever reads the flag `used`
+  /// (acquire) reads the new next and the remainder's header.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void publish(void* h, const chunk_view&, std::uint64_t next) noexcept
   {
     device_atomic<std::uint32_t>(*next_word(h)).store(static_cast<std::uint32_t>(next), memory_order_release);
+    device_atomic<std::uint32_t>(*flag(h)).store(chunk_used, memory_order_release);
   }
   /// Merge session: a new next offset, whatever the state (only a second free can race; it
   /// changes the flag only).
@@ -143,18 +146,18 @@ struct chunk_header_fused {
     const std::uint64_t w = device_atomic<std::uint64_t>(word(h)).load(memory_order_acquire);
     return {static_cast<std::uint32_t>(w & 3u), w >> 2, w};
   }
-  /// (free, next) -> (used, next): succeeds only if state and next are still what was read.
+  /// (free, next) -> (claimed, next): succeeds only if state and next are still what was read.
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool claim(void* h, const chunk_view& v) noexcept
   {
     std::uint64_t expected = v.raw;
-    return device_atomic<std::uint64_t>(word(h)).compare_exchange_strong(expected, pack(chunk_used, v.next),
+    return device_atomic<std::uint64_t>(word(h)).compare_exchange_strong(expected, pack(chunk_claimed, v.next),
                                                                          memory_order_acquire, memory_order_relaxed);
   }
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t claimed_next(void*, const chunk_view& v) noexcept
   {
     return v.next;
   }
-  /// Owner: gives back a chunk it claimed (its next offset is `next`) unsplit.
+  /// Claimer: gives back a chunk it claimed (its next offset is `next`) unsplit.
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void unclaim(void* h, std::uint64_t next) noexcept
   {
     device_atomic<std::uint64_t>(word(h)).store(pack(chunk_free, next), memory_order_release);
@@ -163,10 +166,10 @@ struct chunk_header_fused {
   {
     device_atomic<std::uint64_t>(word(h)).store(pack(state, next), memory_order_relaxed);
   }
-  /// Owner: (used, old next) -> (used, next). Only the owner changes a used chunk's word (a second
-  /// free of a pointer not yet returned to its caller is impossible), so a store is enough.
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next_owned(void* h, const chunk_view&,
-                                                                  std::uint64_t next) noexcept
+  /// Claimer: (claimed, old next) -> (used, next) (release: the remainder's header, written by
+  /// init(), is visible to whoever reads this word). Only the claimer changes a claimed chunk's
+  /// word, so a store is enough.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void publish(void* h, const chunk_view&, std::uint64_t next) noexcept
   {
     device_atomic<std::uint64_t>(word(h)).store(pack(chunk_used, next), memory_order_release);
   }
