@@ -1098,6 +1098,29 @@ TEST(ScatterXMallocSIMD, ConcurrentMembersFreeEachSharedChunkExactlyOnce)
   expect_empty(allocator, "after the rounds");
 }
 
+TEST(ScatterXMallocSIMD, AWarpLeavingOneChunkTogetherTakesOffItsMembersOnce)
+{
+  // One warp's worth of frees per chunk (workers 32k .. 32k+31 free slices of chunk k): every
+  // slice once and the first eight a second time. The lanes that arrive together leave with one
+  // CAS (detail::leave_shared_chunk); however they are grouped, exactly `members` frees count,
+  // the chunk returns to the heap once, and the eight extra frees are reported (double frees, or
+  // invalid pointers once the chunk is gone), never taking a member off another chunk.
+  DefaultSimd allocator(scale::heap);
+  const std::size_t before = allocator.getAvailableSlots(512);
+  constexpr std::uint32_t members = 24;
+  constexpr std::uint32_t chunks = 16;
+  std::vector<std::uintptr_t> slices;
+  for (std::uint32_t k = 0; k < chunks; ++k) {
+    const std::uintptr_t chunk = create_shared_chunk(allocator, 16 + members * 16, members);
+    ASSERT_NE(chunk, 0u);
+    for (std::uint32_t i = 0; i < 32; ++i) { slices.push_back(chunk + 16 + 16 * (i % members)); }
+  }
+  dealloc_each(allocator, slices, opts());
+  EXPECT_EQ(allocator.stats().double_frees + allocator.stats().invalid_frees, chunks * (32u - members));
+  EXPECT_EQ(allocator.getAvailableSlots(512), before) << "a chunk was not freed, or freed twice";
+  expect_empty(allocator, "after the warps left their chunks");
+}
+
 TEST(ScatterXMallocSIMD, SlicesOfAChunkWithoutAValidHeaderAreInvalid)
 {
   DefaultSimd allocator(scale::heap);
