@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -413,7 +414,12 @@ class Allocator {
   /// reported once); failed_allocations is kept. A creation policy with an API of its own reports
   /// its misuse here too (host `std::string misuse_report(stream_ref)`, empty if none, each misuse
   /// once; e.g. FDGMalloc's warp headers that were never ended). Runs on stream().
-  void check_errors()
+  void check_errors() { check_errors(std::string_view{}); }
+
+  /// Host. As check_errors(), naming `kernel` (what the caller launched since the last check, e.g.
+  /// the kernel's name) at the start of the message: "after kernel `build_tree`: ...". Device
+  /// code cannot read the name of the kernel it runs in, so the caller supplies it.
+  void check_errors(std::string_view kernel)
   {
     const allocator_stats s = stats();
     std::string message;
@@ -433,7 +439,9 @@ class Allocator {
       const std::string policy = creation_.misuse_report(stream_);
       if (!policy.empty()) { message += (message.empty() ? "" : "; ") + policy; }
     }
-    if (!message.empty()) { detail::throw_error(message); }
+    if (message.empty()) { return; }
+    if (!kernel.empty()) { message = "after kernel `" + std::string(kernel) + "`: " + message; }
+    detail::throw_error(message);
   }
 
   /// Bytes requested at construction.

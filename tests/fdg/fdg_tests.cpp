@@ -444,6 +444,16 @@ TEST(FDGMalloc, Listing2MisuseIsReportedOnTheHost)
   EXPECT_NE(message.find("neither ended nor kept"), std::string::npos) << message;
   EXPECT_NE(message.find("block 0 warp 1"), std::string::npos) << "the leaked header of warp 1 is named: " << message;
   EXPECT_EQ(check_errors_message(allocator), "") << "each misuse is reported once";
+  // The caller names the kernel: the message says after which one the misuse was found.
+  listing2(allocator, n);
+  try {
+    allocator.check_errors("listing2_kernel");
+    ADD_FAILURE() << "the misuse of the second launch was not reported";
+  } catch (const devalloc::error& e) {
+    const std::string named = e.what();
+    EXPECT_NE(named.find("after kernel `listing2_kernel`: "), std::string::npos) << named;
+    EXPECT_NE(named.find("without a warp header"), std::string::npos) << named;
+  }
   allocator.reset();  // frees the leaked headers too
   EXPECT_EQ(allocator.handle().creation().live_headers_host(stream_ref{}), 0u);
 }
