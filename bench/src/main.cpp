@@ -337,7 +337,7 @@ void declare_options(CLI::App& app, Options& o)
   app
     .add_option("--time-budget,--run-budget", o.run_budget_s,
                 "soft limit of the whole run (quick 150, full 21600): past it,\nallocators that used more than their "
-                "share are skipped")
+                "share are skipped (the baseline\nkeeps two cell budgets per test for the ratios)")
     ->option_text("S")
     ->check(positive_seconds);
   app.add_option("--cuda-heap", o.cuda_heap, "CUDA malloc heap of this process (default 2G; e.g. 512M, 4G)")
