@@ -429,6 +429,59 @@ TYPED_TEST(CircularFamily, MultiVariantsServeEachMultiprocessorFromItsSubHeap)
   dealloc_each(allocator, ptrs);
 }
 
+/// The header protocol of a claim (detail/chunk_header.hpp), one worker, for both layouts: a
+/// claim leaves the header `claimed` with its old next (what walkers wait on), a second claim from
+/// the same view fails, publish makes it `used` with the split's next, unclaim gives it back free.
+template <class Header>
+std::vector<std::uint64_t> claim_protocol()
+{
+  buffer<std::uint64_t> words(4);  // a header (8 bytes, 8-aligned) and room
+  buffer<std::uint64_t> out(12);
+  std::uint64_t* w = words.data();
+  std::uint64_t* o = out.data();
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) {
+    void* h = w;
+    Header::init(h, detail::chunk_free, 100);
+    const detail::chunk_view free_view = Header::load(h);
+    o[0] = free_view.state;
+    o[1] = free_view.next;
+    o[2] = Header::claim(h, free_view) ? 1 : 0;
+    const detail::chunk_view claimed = Header::load(h);
+    o[3] = claimed.state;
+    o[4] = claimed.next;                         // the old next until publish
+    o[5] = Header::claim(h, free_view) ? 1 : 0;  // a walker with the stale view loses
+    Header::publish(h, free_view, 40);
+    const detail::chunk_view used = Header::load(h);
+    o[6] = used.state;
+    o[7] = used.next;
+    Header::init(h, detail::chunk_free, 100);  // claim and give back unsplit
+    const detail::chunk_view again = Header::load(h);
+    o[8] = Header::claim(h, again) ? 1 : 0;
+    Header::unclaim(h, Header::claimed_next(h, again));
+    const detail::chunk_view back = Header::load(h);
+    o[9] = back.state;
+    o[10] = back.next;
+  });
+  return out.to_host();
+}
+
+TEST(ChunkHeader, AClaimIsVisibleUntilItsClaimerPublishesTheSplit)
+{
+  for (const auto& got : {claim_protocol<detail::chunk_header_split>(), claim_protocol<detail::chunk_header_fused>()}) {
+    EXPECT_EQ(got[0], detail::chunk_free);
+    EXPECT_EQ(got[1], 100u);
+    EXPECT_EQ(got[2], 1u) << "the first claim of a free header wins";
+    EXPECT_EQ(got[3], detail::chunk_claimed) << "a claimed chunk must not read used before its split is linked";
+    EXPECT_EQ(got[4], 100u);
+    EXPECT_EQ(got[5], 0u) << "a claim from a stale view of a claimed header must fail";
+    EXPECT_EQ(got[6], detail::chunk_used);
+    EXPECT_EQ(got[7], 40u) << "publish links the remainder";
+    EXPECT_EQ(got[8], 1u);
+    EXPECT_EQ(got[9], detail::chunk_free) << "unclaim gives the chunk back free";
+    EXPECT_EQ(got[10], 100u);
+  }
+}
+
 TEST(Circular, SplitHeaderRefusesHeapsAboveSixtyFourGiB)
 {
   // The check comes before the heap is touched, so a pool that does not exist is enough.
