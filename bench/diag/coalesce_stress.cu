@@ -16,45 +16,29 @@
 
 #include <devalloc/devalloc.hpp>
 
+#include "common.hpp"  // hash3, unit_real, make_tag, tag_word: the benchmark's own
+
 namespace {
 
-using u32 = unsigned;
-using u64 = unsigned long long;
+using devalloc_bench::u32;
+using devalloc_bench::u64;
 constexpr u32 K = 8;
-
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    const cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
-
-__host__ __device__ u64 mix(u64 x)
-{
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  return x ^ (x >> 33);
-}
-__device__ double unit(u64 h) { return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0); }
 
 struct Counters {
   u32 allocs, fails, frees, bad_stamps, bad_words;
 };
 
+// Every word of the allocation, where the benchmark's stamp() writes its first and last 4 bytes.
 __device__ void stamp(void* p, u32 size, u32 tag)
 {
   u32* w = static_cast<u32*>(p);
-  for (u32 k = 0; k < size / 4; ++k) { w[k] = tag ^ (k * 0x9E3779B9u); }
+  for (u32 k = 0; k < size / 4; ++k) { w[k] = devalloc_bench::tag_word(tag, 4 * k); }
 }
 __device__ u32 bad_words(const void* p, u32 size, u32 tag)
 {
   const u32* w = static_cast<const u32*>(p);
   u32 bad = 0;
-  for (u32 k = 0; k < size / 4; ++k) { bad += w[k] != (tag ^ (k * 0x9E3779B9u)); }
+  for (u32 k = 0; k < size / 4; ++k) { bad += w[k] != devalloc_bench::tag_word(tag, 4 * k); }
   return bad;
 }
 
@@ -63,14 +47,14 @@ __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64
 {
   const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) { return; }
-  const u64 h = mix(seed ^ mix(static_cast<u64>(launch) << 32 | i));
+  const u64 h = devalloc_bench::hash3(seed, launch, i);
   u32 m = counts[i];
   void** my = slots + static_cast<u64>(i) * K;
   u32* my_tag = tags + static_cast<u64>(i) * K;
-  if (unit(h) < 0.75 && m < K) {
+  if (devalloc_bench::unit_real(h) < 0.75 && m < K) {
     void* p = heap.alloc(size);
     if (p != nullptr) {
-      const u32 tag = static_cast<u32>(mix(h ^ 0xabcdefull));
+      const u32 tag = devalloc_bench::make_tag(h, m);
       stamp(p, size, tag);
       my[m] = p;
       my_tag[m] = tag;
@@ -80,8 +64,8 @@ __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64
       atomicAdd(&c->fails, 1u);
     }
   }
-  if (m > 0 && unit(mix(h ^ 0x5bd1e995ull)) < 0.75) {
-    const u32 j = static_cast<u32>(mix(h ^ 0x27d4eb2full) % m);
+  if (m > 0 && devalloc_bench::unit_real(devalloc_bench::mix64(h ^ 0x5bd1e995ull)) < 0.75) {
+    const u32 j = static_cast<u32>(devalloc_bench::mix64(h ^ 0x27d4eb2full) % m);
     const u32 bad = bad_words(my[j], size, my_tag[j]);
     if (bad != 0) {
       atomicAdd(&c->bad_stamps, 1u);
@@ -116,33 +100,30 @@ __global__ void drain(H heap, void** slots, u32* tags, u32* counts, u32 size, u3
 template <class A>
 void run(const char* name, std::size_t heap_bytes, u32 n, u32 size, u32 launches, u32 rounds)
 {
-  void** slots = nullptr;
-  u32 *tags = nullptr, *counts = nullptr;
-  Counters* c = nullptr;
-  CHECK(cudaMalloc(&slots, sizeof(void*) * n * K));
-  CHECK(cudaMalloc(&tags, sizeof(u32) * n * K));
-  CHECK(cudaMalloc(&counts, sizeof(u32) * n));
-  CHECK(cudaMalloc(&c, sizeof(Counters)));
+  devalloc::buffer<void*> slots(std::size_t{n} * K);
+  devalloc::buffer<u32> tags(std::size_t{n} * K);
+  devalloc::buffer<u32> counts(n);
+  devalloc::buffer<Counters> c(1);
+  cudaEvent_t e0, e1;
+  DEVALLOC_CUDA_TRY(cudaEventCreate(&e0));
+  DEVALLOC_CUDA_TRY(cudaEventCreate(&e1));
   A allocator(heap_bytes);
   for (u32 r = 0; r < rounds; ++r) {
-    CHECK(cudaMemset(counts, 0, sizeof(u32) * n));
-    CHECK(cudaMemset(c, 0, sizeof(Counters)));
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    CHECK(cudaEventRecord(e0));
+    counts.zero();
+    c.zero();
+    DEVALLOC_CUDA_TRY(cudaEventRecord(e0));
     for (u32 l = 0; l < launches; ++l) {
-      step<<<(n + 255) / 256, 256>>>(allocator.handle(), slots, tags, counts, size, 20251125ull + r, l, n, c);
-      CHECK(cudaGetLastError());
+      step<<<(n + 255) / 256, 256>>>(allocator.handle(), slots.data(), tags.data(), counts.data(), size,
+                                     20251125ull + r, l, n, c.data());
+      DEVALLOC_CUDA_TRY(cudaGetLastError());
     }
-    drain<<<(n + 255) / 256, 256>>>(allocator.handle(), slots, tags, counts, size, n, c);
-    CHECK(cudaGetLastError());
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
+    drain<<<(n + 255) / 256, 256>>>(allocator.handle(), slots.data(), tags.data(), counts.data(), size, n, c.data());
+    DEVALLOC_CUDA_TRY(cudaGetLastError());
+    DEVALLOC_CUDA_TRY(cudaEventRecord(e1));
+    DEVALLOC_CUDA_TRY(cudaEventSynchronize(e1));
     float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    Counters h{};
-    CHECK(cudaMemcpy(&h, c, sizeof(h), cudaMemcpyDeviceToHost));
+    DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&ms, e0, e1));
+    const Counters h = c.get(0);
     const auto st = allocator.stats();
     std::printf(
       "%-26s round %u: %u launches %7.1f ms  allocs %u fails %u frees %u  bad stamps %u (words %u)  "
@@ -151,10 +132,8 @@ void run(const char* name, std::size_t heap_bytes, u32 n, u32 size, u32 launches
       static_cast<unsigned long long>(st.invalid_frees), static_cast<unsigned long long>(st.double_frees));
     std::fflush(stdout);
   }
-  CHECK(cudaFree(slots));
-  CHECK(cudaFree(tags));
-  CHECK(cudaFree(counts));
-  CHECK(cudaFree(c));
+  DEVALLOC_CUDA_TRY(cudaEventDestroy(e0));
+  DEVALLOC_CUDA_TRY(cudaEventDestroy(e1));
 }
 
 }  // namespace
