@@ -543,6 +543,15 @@ void finish_cell(Context& ctx, CellOut& out, double seconds)
   ctx.progress(line);
 }
 
+std::string baseline_name()
+{
+  std::string name;
+  for_each_entry([&](auto e) {
+    if (name.empty()) { name = decltype(e)::name; }
+  });
+  return name;
+}
+
 bool budget_exhausted(Context& ctx, const std::string& allocator, std::string& why)
 {
   const double pair = ctx.pair_spent(ctx.current_test, allocator);
@@ -555,11 +564,7 @@ bool budget_exhausted(Context& ctx, const std::string& allocator, std::string& w
     // budgets in each test past the run budget, so that each test still has the baseline's
     // smallest cells for its ratios (a quick run of every test on the H100 had spent the baseline's
     // share before `throughput` and `mixed`, which then had no ratio to CUDA's malloc).
-    std::string baseline;
-    for_each_entry([&](auto e) {
-      if (baseline.empty()) { baseline = decltype(e)::name; }
-    });
-    if (allocator == baseline && pair < 2 * ctx.cell_budget_s()) { return false; }
+    if (allocator == baseline_name() && pair < 2 * ctx.cell_budget_s()) { return false; }
     double spent = 0;
     std::size_t selected = 0;
     for_each_entry([&](auto e) {

@@ -780,6 +780,8 @@ Record entry_record(Context& ctx)
 
 void finish_cell(Context& ctx, CellOut& out, double seconds);
 bool budget_exhausted(Context& ctx, const std::string& allocator, std::string& why);
+/// The baseline of every ratio: the registry's first entry (CUDA's malloc on the CUDA backend).
+std::string baseline_name();
 void note_series(Context& ctx, const std::string& key, double work, double seconds);
 double predict_series(Context& ctx, const std::string& key, double work);
 void handle_cell_error(Context& ctx, CellOut& out, const std::exception& e);

@@ -18,15 +18,6 @@ namespace devalloc_bench {
 
 namespace {
 
-std::string baseline_name()
-{
-  std::string name;
-  for_each_entry([&](auto e) {
-    if (name.empty()) { name = decltype(e)::name; }
-  });
-  return name;
-}
-
 std::string utc_stamp(const char* format)
 {
   const std::time_t now = std::time(nullptr);
