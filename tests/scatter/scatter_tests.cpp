@@ -712,6 +712,43 @@ TEST(ScatterFragmentation, ManySizesShareThePagesOfTheirClass)
   report_census<OneSlot>("one-slot", mixed_size{1500}, true);
 }
 
+TEST(ScatterFragmentation, OneLanePerWarpFillsThePagesOfATwoChunkClass)
+{
+  // One lane of every warp asks for 2048 B (two chunks a page, the chunk XMallocSIMD combines a
+  // warp's 64-byte requests into): groups of one lane race for their class slot. Whoever loses an
+  // install must not keep a page half-empty (docs/scatter.md, Search): the requests take about
+  // half as many pages as there are requests, plus at most one part-filled page per slot.
+  Default allocator(std::size_t{64} << 20);
+  const auto c = creation_of(allocator);
+  const std::size_t requests = c.page_count();  // half the heap's 2048-byte chunks
+  constexpr std::size_t warp = 32;
+  auto handle = allocator.handle();
+  buffer<std::uintptr_t> out(requests);
+  std::uintptr_t* o = out.data();
+  launch(
+    requests * warp,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      if (i % warp == 0) { o[i / warp] = reinterpret_cast<std::uintptr_t>(handle.alloc(2048)); }
+    },
+    opts());
+  const std::vector<std::uintptr_t> ps = out.to_host();
+  std::vector<std::uintptr_t> sorted(ps);
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::count(ps.begin(), ps.end(), std::uintptr_t{0}), 0) << "half the heap is free";
+  for (std::size_t k = 1; k < sorted.size(); ++k) {
+    if (sorted[k - 1] != 0) { EXPECT_GE(sorted[k] - sorted[k - 1], 2048u) << "chunks overlap"; }
+  }
+  std::size_t opened = 0;
+  for (const auto& page : c.pages_host()) { opened += page.chunk != 0 ? 1u : 0u; }
+  EXPECT_LE(opened, requests / 2 + requests / 16)
+    << "pages opened for " << requests << " requests of two chunks a page: pages kept half-empty";
+  const std::size_t slots_before = allocator.getAvailableSlots(2048);
+  free_each(allocator, ps);
+  EXPECT_EQ(allocator.getAvailableSlots(2048), 2 * std::size_t{c.page_count()}) << "every chunk came back";
+  EXPECT_LT(slots_before, allocator.getAvailableSlots(2048));
+  EXPECT_EQ(c.check_invariants_host(), "");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Protocol details
 

@@ -37,16 +37,17 @@ enum event : unsigned {
   map_empty,        ///< Scatter: the words of the free-page map a directory round read had no free page
   round_again,      ///< Scatter: a directory round ended without serving the lane (another round follows)
   directory_scan,   ///< Scatter: the directory rounds failed; the class' open pages are scanned before the walk
+  follow_slot,      ///< Scatter: a lane that lost its slot's install CAS tried the slot's new page, its own in hand
   count             ///< number of events
 };
 
 /// Name of an event, for reports.
 constexpr const char* name(unsigned e) noexcept
 {
-  constexpr const char* names[] = {"alloc_chunk", "page_try",      "pass1",         "open_won",    "open_lost",
-                                   "open_wait",   "reserve",       "reserve_short", "claim_retry", "segment_skip",
-                                   "free_chunk",  "page_reset",    "region_skip",   "walk",        "map_empty",
-                                   "round_again", "directory_scan"};
+  constexpr const char* names[] = {"alloc_chunk", "page_try",       "pass1",         "open_won",    "open_lost",
+                                   "open_wait",   "reserve",        "reserve_short", "claim_retry", "segment_skip",
+                                   "free_chunk",  "page_reset",     "region_skip",   "walk",        "map_empty",
+                                   "round_again", "directory_scan", "follow_slot"};
   return e < count ? names[e] : "?";
 }
 

@@ -14,7 +14,8 @@
 //     their leader from the class' directory slot of their multiprocessor quarter — one
 //     fetch_add for the group on the page the slot names; when that page is full (or gone), a new
 //     page comes from the free-page map (detail/page_bitmap.hpp) near eq. (3)'s page and is
-//     installed in the slot by CAS (directory_round). A small group whose slot's page served
+//     installed in the slot by CAS (directory_round; a lone lane of a class of few chunks a page
+//     that loses the CAS follows the slot with its page in hand). A small group whose slot's page served
 //     nobody first tries the class page (one word per class: the page the class opened last), so
 //     that a sparse class fills one page at a time. Only when the map has no free page near
 //     there does the request walk the heap as the paper does: pass 0 (regions over 90 % skipped),
@@ -59,6 +60,9 @@ class search : public multi_page<Config> {
   static constexpr std::uint32_t directory_rounds = 4;
   /// Words of the free-page map (64 pages each) a request reads for a new page before the walk.
   static constexpr std::uint32_t claim_words = 16;
+  /// Times a lane that lost its slot's install CAS follows the slot with its page in hand
+  /// (directory_round) before it gives the page back and comes round again.
+  static constexpr std::uint32_t follow_tries = 16;
 
   using base::account_increment;
   using base::active_block_;
@@ -362,8 +366,41 @@ class search : public multi_page<Config> {
           open_page(page, cls, fresh, share_lanes);
           opened = true;
         }
-        if (entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
-                                          detail::memory_order_relaxed)) {
+        bool won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
+                                                 detail::memory_order_relaxed);
+        if (!won && !opened && share_lanes == 1u && fresh.spots < fine_group) {
+          // Lost the slot to another group's page, in a class of fewer than fine_group chunks a
+          // page (requests over 512 B). A share of one lane keeps its page in hand and follows the
+          // slot: one reservation on the page the slot names now (its own page then goes back
+          // unused), or, when that page is full as well, its own page installed in its place; at
+          // most follow_tries times. Before, such groups (XMallocSIMD's combined 2048-byte chunks,
+          // one lane per warp) that arrived together each took a page, one won, the others gave
+          // theirs back and came round again, and a page of two chunks served two of them a round
+          // (docs/scatter.md, Search, item 5). No page is kept half-empty outside a slot.
+          for (std::uint32_t t = 0; !won && t < follow_tries; ++t) {
+            DEVALLOC_PROBE(follow_slot);
+            std::uint32_t other_page = 0;
+            std::uint32_t other = 0;
+            reserve_on_entry(expected, cls, fresh, 1u, other_page, other);
+            if (other != 0) {
+              free_map_.release(page, 1u, detail::memory_order_relaxed);
+              out = take_spot(other_page - 1u, cls, fresh, other >> 6);  // members == this lane
+              return out != nullptr ? round_result::served : round_result::again;
+            }
+            // Replace only a page that cannot serve the class (full, another chunk size, reset):
+            // a page still being opened, or one a free gave room meanwhile, keeps its slot, and
+            // this lane reads the slot again after a pause. (Coming round again instead, as
+            // before, lost 6-9 % of the mixed-size rate: H100 probe, docs/scatter.md.)
+            if (expected != 0 && !cannot_serve(expected - 1u, cls, fresh.spots)) {
+              detail::pause_briefly();
+              expected = entry.load(detail::memory_order_relaxed);
+              continue;
+            }
+            won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
+                                                detail::memory_order_relaxed);
+          }
+        }
+        if (won) {
           installed = k < fine_group;  // small groups share their new page through the class page
         } else if (!opened) {
           DEVALLOC_PROBE(open_lost);
@@ -433,6 +470,16 @@ class search : public multi_page<Config> {
       // A failed reservation wrote nothing: relaxed.
       give_back(page, cls, fresh.spots, k - got, detail::memory_order_relaxed);
     }
+  }
+
+  /// Whether page `page` (as a directory entry names it) can serve no request of chunk size
+  /// `cls` (`spots` chunks) for now: full, of another chunk size, or reset and given back to the
+  /// free-page map. A page taken but not opened yet (its owner installs before it opens) can.
+  DEVALLOC_DEVICE bool cannot_serve(std::uint32_t page, std::uint32_t cls, std::uint32_t spots) const noexcept
+  {
+    const std::uint64_t now = load_state(states_, page);
+    if (chunk_of(now) == 0) { return !free_map_.taken(page); }
+    return chunk_of(now) != cls || count_of(now) >= spots;
   }
 
   /// Every directory entry that may name a page of chunk size `cls` — the class page, the class'
