@@ -26,9 +26,10 @@
 // size-ordered bins, §4), split off the rest as a new free chunk if it has at least 2 units, mark
 // the chunk used; else carve `need` units from the frontier. If nothing is found: merge the arenas
 // that saw frees (below), then scan every bin and frontier again; while memory is in flight
-// somewhere (popped to be split, or held by a merge), retry (merge and scan) up to
-// config::retry_rounds times with a pause that grows from 32 ns to 64 us (about 65 ms in all)
-// before returning nullptr.
+// somewhere (popped to be split, or held by a merge), retry (merge and scan) with a pause that
+// grows from 32 ns to 64 us, until config::retry_rounds rounds (about 65 ms) passed in which no
+// merge made progress (a merge ticks its arena's progress word every 64 chunks; at most
+// patience x retry_rounds rounds in all, about 1 s), before returning nullptr.
 //
 // Free (destroy): the start bit and the header must name a used chunk; one CAS used -> listed
 // claims the free (a second free finds it listed: double free). Then the chunk grows over its
@@ -71,8 +72,9 @@
 //     allocation treat `held` as "not mine" and stop. A merge reads the links of the chunks it
 //     holds only while it holds all of them (survivors are relinked before any is pushed back).
 //  5. Nobody waits for anybody. Every loop is a CAS retry (someone else's CAS succeeded), a walk
-//     over chunks the walker owns, or the slow path's retry, which is bounded (retry_rounds pauses)
-//     and happens only while another worker holds free memory privately; if that worker is
+//     over chunks the walker owns, or the slow path's retry, which is bounded (retry_rounds pauses
+//     without a merge's progress, patience x retry_rounds in all) and happens only while another
+//     worker holds free memory privately; if that worker is
 //     stopped, the request fails after the bound instead of waiting for it (the only effect of a
 //     stopped worker: memory it holds is invisible, and a merge flag it holds makes others skip
 //     merging that arena).
@@ -186,7 +188,7 @@ class list_heap {
     std::uint32_t frontier;     ///< first unit of the wilderness
     std::uint32_t merging;      ///< merge flag (try-lock)
     std::uint32_t dirty;        ///< a free happened since the last merge
-    std::uint32_t reserved;
+    std::uint32_t progress;     ///< ticks of the arena's merges (one per merge_tick chunks handled)
   };
 
   list_heap() = default;
@@ -356,7 +358,7 @@ class list_heap {
       c.frontier = heap.arena_start(static_cast<std::uint32_t>(i));
       c.merging = 0;
       c.dirty = 0;
-      c.reserved = 0;
+      c.progress = 0;
     }
   };
   struct slot_counter {
@@ -606,6 +608,7 @@ class list_heap {
     if (!flag.compare_exchange_strong(idle, 1u, memory_order_acquire, memory_order_relaxed)) { return; }
     device_atomic<std::uint32_t>(c.dirty).store(0, memory_order_relaxed);
     flight_begin(c);
+    std::uint32_t handled = 0;  // chunks handled, for the progress ticks
     // 1. Take every bin; mark its chunks held; chain the lists.
     std::uint32_t list = none;
     std::uint32_t tail = none;
@@ -621,11 +624,13 @@ class list_heap {
         device_atomic<std::uint64_t> info(header(x).info);
         info.store(pack(held, size_of(info.load(memory_order_relaxed))), memory_order_relaxed);
         tail = x;
+        tick(c, handled);
       }
     }
     // 2. Every held chunk absorbs the held chunks (and tops of bins) after it.
     std::uint32_t opened = 0;
     for (std::uint32_t x = list; x != none; x = link_of(x)) {
+      tick(c, handled);
       device_atomic<std::uint64_t> info(header(x).info);
       const std::uint64_t w = info.load(memory_order_relaxed);
       if (state_of(w) != held) { continue; }
@@ -645,6 +650,7 @@ class list_heap {
         last = x;
       }
       x = next;
+      tick(c, handled);
     }
     if (last != none) { set_link(last, none); }
     // 4. Push them back (each may still grow over a top of a bin or into the wilderness).
@@ -652,21 +658,39 @@ class list_heap {
       const std::uint32_t next = link_of(x);
       release_chunk(a, x, size_of(atomic_load_relaxed(header(x).info)));
       x = next;
+      tick(c, handled);
     }
     if (opened != 0) { flight_end(c, opened); }
     flight_end(c);
     flag.store(0, memory_order_release);
   }
 
-  /// Sum of the arenas' in-flight words; `busy` tells whether any worker holds memory now.
-  DEVALLOC_DEVICE std::uint64_t flights(bool& busy) const noexcept
+  /// Chunks a merge handles between two ticks of its arena's progress word.
+  static constexpr std::uint32_t merge_tick = 64;
+
+  /// A merge handled one more chunk: every merge_tick of them it ticks the arena's progress word
+  /// (only the merge flag's owner writes it), so that requests waiting for the memory it holds
+  /// see it advance (slow_path).
+  DEVALLOC_DEVICE static void tick(arena_control& c, std::uint32_t& handled) noexcept
+  {
+    if (++handled % merge_tick == 0) {
+      device_atomic<std::uint32_t> progress(c.progress);
+      progress.store(progress.load(memory_order_relaxed) + 1u, memory_order_relaxed);
+    }
+  }
+
+  /// Sum of the arenas' in-flight words; `busy` tells whether any worker holds memory now, and
+  /// `progress` is the sum of their merges' progress words.
+  DEVALLOC_DEVICE std::uint64_t flights(bool& busy, std::uint64_t& progress) const noexcept
   {
     std::uint64_t sum = 0;
     busy = false;
+    progress = 0;
     for (std::uint32_t a = 0; a < arenas_; ++a) {
       const std::uint64_t f = device_atomic<std::uint64_t>(control_[a].flight).load(memory_order_acquire);
       busy = busy || static_cast<std::uint32_t>(f) != 0;
       sum += f;
+      progress += atomic_load_relaxed(control_[a].progress);
     }
     return sum;
   }
@@ -674,16 +698,24 @@ class list_heap {
   /// create() found nothing in the fast path: merge (the arenas that saw frees), then scan
   /// everything (bins without hints, frontiers), round after round, until it finds a chunk, or a
   /// scan saw nothing while no memory was in flight before or during it, or retry_rounds rounds
-  /// failed.
+  /// passed in which no merge made progress (at most patience x retry_rounds rounds in all).
   DEVALLOC_DEVICE void* slow_path(std::uint32_t home, std::uint32_t need, std::uint32_t first) const noexcept
   {
-    for (std::uint32_t round = 0; round < config::retry_rounds; ++round) {
+    std::uint64_t progress_seen = 0;
+    {
+      bool busy = false;
+      flights(busy, progress_seen);
+    }
+    std::uint32_t stale = 0;  // rounds since a merge last made progress
+    for (std::uint32_t round = 0; stale < config::retry_rounds && round < patience * config::retry_rounds;
+         ++round, ++stale) {
       // Every round, not only the first: frees since the last merge (a churning heap) leave runs
       // that only a merge joins, and the merge that ran meanwhile may not have seen them.
       for (std::uint32_t k = 0, a = home; k < arenas_; ++k, a = a + 1 == arenas_ ? 0u : a + 1) { merge(a); }
       bool busy_before = false;
       bool busy_after = false;
-      const std::uint64_t before = flights(busy_before);
+      std::uint64_t progress = 0;
+      const std::uint64_t before = flights(busy_before, progress);
       std::uint32_t a = home;
       for (std::uint32_t k = 0; k < arenas_; ++k) {
         std::uint32_t u = from_bins(a, need, first, false);
@@ -691,8 +723,16 @@ class list_heap {
         if (u != none) { return payload(u); }
         a = a + 1 == arenas_ ? 0u : a + 1;
       }
-      const std::uint64_t after = flights(busy_after);
+      const std::uint64_t after = flights(busy_after, progress);
       if (!busy_before && !busy_after && before == after) { return nullptr; }
+      // A merge that is making progress holds memory this request may need: its rounds do not
+      // count (a single arena's merge of tens of thousands of chunks by one worker takes longer
+      // than retry_rounds pauses on a GPU: ListFirstFit failed thousands of requests under load).
+      // A stopped merge stops ticking, and the request fails after retry_rounds rounds.
+      if (progress != progress_seen) {
+        progress_seen = progress;
+        stale = 0;
+      }
       // Backoff: 32 ns doubling to 64 us a pause, so the bound spans a merge of a large arena by
       // one worker (milliseconds on a GPU; with a fixed 32 ns pause, 1024 rounds gave up after
       // about 50 us, and 8192 workers on one arena failed by the tens of thousands on an H100),
@@ -701,6 +741,10 @@ class list_heap {
     }
     return nullptr;
   }
+
+  /// The slow path's rounds in all, in units of retry_rounds (a bound for a request that merges
+  /// keep making progress for without ever finding room: under churn, merges may never stop).
+  static constexpr std::uint32_t patience = 16;
 
   arena_control* control_ = nullptr;  // [arenas]
   std::uint64_t* starts_ = nullptr;   // one bit per unit: a chunk's header starts there
