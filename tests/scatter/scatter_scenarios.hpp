@@ -441,4 +441,22 @@ std::vector<std::uintptr_t> alloc_each_once(Allocator& allocator, std::size_t wo
   return out.to_host();
 }
 
+/// Lane 0 of each of `warps` warps allocates `bytes` once (the other lanes do not call); returns
+/// the pointers (still held), one per warp.
+template <class Allocator>
+std::vector<std::uintptr_t> alloc_one_lane_per_warp(Allocator& allocator, std::size_t warps, std::size_t bytes)
+{
+  constexpr std::size_t warp = 32;
+  auto handle = allocator.handle();
+  buffer<std::uintptr_t> out(warps);
+  std::uintptr_t* o = out.data();
+  launch(
+    warps * warp,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      if (i % warp == 0) { o[i / warp] = reinterpret_cast<std::uintptr_t>(handle.alloc(bytes)); }
+    },
+    opts());
+  return out.to_host();
+}
+
 }  // namespace devalloc::scatter_testing

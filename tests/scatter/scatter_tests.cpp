@@ -721,17 +721,7 @@ TEST(ScatterFragmentation, OneLanePerWarpFillsThePagesOfATwoChunkClass)
   Default allocator(std::size_t{64} << 20);
   const auto c = creation_of(allocator);
   const std::size_t requests = c.page_count();  // half the heap's 2048-byte chunks
-  constexpr std::size_t warp = 32;
-  auto handle = allocator.handle();
-  buffer<std::uintptr_t> out(requests);
-  std::uintptr_t* o = out.data();
-  launch(
-    requests * warp,
-    [=] DEVALLOC_DEVICE(std::size_t i) {
-      if (i % warp == 0) { o[i / warp] = reinterpret_cast<std::uintptr_t>(handle.alloc(2048)); }
-    },
-    opts());
-  const std::vector<std::uintptr_t> ps = out.to_host();
+  const std::vector<std::uintptr_t> ps = alloc_one_lane_per_warp(allocator, requests, 2048);
   std::vector<std::uintptr_t> sorted(ps);
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::count(ps.begin(), ps.end(), std::uintptr_t{0}), 0) << "half the heap is free";
