@@ -28,8 +28,8 @@
 // that saw frees (below), then scan every bin and frontier again; while memory is in flight
 // somewhere (popped to be split, or held by a merge), retry (merge and scan) with a pause that
 // grows from 32 ns to 64 us, until config::retry_rounds rounds (about 65 ms) passed in which no
-// merge made progress (a merge ticks its arena's progress word every 64 chunks; at most
-// patience x retry_rounds rounds in all, about 1 s), before returning nullptr.
+// merge made progress (a merge ticks its arena's progress word every 64 chunks), or scans after
+// patience merges per arena (and two more) found nothing, before returning nullptr.
 //
 // Free (destroy): the start bit and the header must name a used chunk; one CAS used -> listed
 // claims the free (a second free finds it listed: double free). Then the chunk grows over its
@@ -73,7 +73,7 @@
 //     holds only while it holds all of them (survivors are relinked before any is pushed back).
 //  5. Nobody waits for anybody. Every loop is a CAS retry (someone else's CAS succeeded), a walk
 //     over chunks the walker owns, or the slow path's retry, which is bounded (retry_rounds pauses
-//     without a merge's progress, patience x retry_rounds in all) and happens only while another
+//     without a merge's progress; a bounded number of merges seen) and happens only while another
 //     worker holds free memory privately; if that worker is
 //     stopped, the request fails after the bound instead of waiting for it (the only effect of a
 //     stopped worker: memory it holds is invisible, and a merge flag it holds makes others skip
@@ -189,6 +189,8 @@ class list_heap {
     std::uint32_t merging;      ///< merge flag (try-lock)
     std::uint32_t dirty;        ///< a free happened since the last merge
     std::uint32_t progress;     ///< ticks of the arena's merges (one per merge_tick chunks handled)
+    std::uint32_t merges;       ///< merges of the arena that ran to their end
+    std::uint32_t reserved;
   };
 
   list_heap() = default;
@@ -359,6 +361,8 @@ class list_heap {
       c.merging = 0;
       c.dirty = 0;
       c.progress = 0;
+      c.merges = 0;
+      c.reserved = 0;
     }
   };
   struct slot_counter {
@@ -662,6 +666,8 @@ class list_heap {
     }
     if (opened != 0) { flight_end(c, opened); }
     flight_end(c);
+    device_atomic<std::uint32_t> merges(c.merges);  // only the flag's owner writes it
+    merges.store(merges.load(memory_order_relaxed) + 1u, memory_order_relaxed);
     flag.store(0, memory_order_release);
   }
 
@@ -679,18 +685,26 @@ class list_heap {
     }
   }
 
+  /// What the slow path watches of the other workers' merges: the sums over the arenas of their
+  /// progress ticks and of their completed merges.
+  struct merge_watch {
+    std::uint64_t ticks = 0;
+    std::uint64_t merges = 0;
+  };
+
   /// Sum of the arenas' in-flight words; `busy` tells whether any worker holds memory now, and
-  /// `progress` is the sum of their merges' progress words.
-  DEVALLOC_DEVICE std::uint64_t flights(bool& busy, std::uint64_t& progress) const noexcept
+  /// `watch` sums their merges' progress.
+  DEVALLOC_DEVICE std::uint64_t flights(bool& busy, merge_watch& watch) const noexcept
   {
     std::uint64_t sum = 0;
     busy = false;
-    progress = 0;
+    watch = {};
     for (std::uint32_t a = 0; a < arenas_; ++a) {
       const std::uint64_t f = device_atomic<std::uint64_t>(control_[a].flight).load(memory_order_acquire);
       busy = busy || static_cast<std::uint32_t>(f) != 0;
       sum += f;
-      progress += atomic_load_relaxed(control_[a].progress);
+      watch.ticks += atomic_load_relaxed(control_[a].progress);
+      watch.merges += atomic_load_relaxed(control_[a].merges);
     }
     return sum;
   }
@@ -698,24 +712,26 @@ class list_heap {
   /// create() found nothing in the fast path: merge (the arenas that saw frees), then scan
   /// everything (bins without hints, frontiers), round after round, until it finds a chunk, or a
   /// scan saw nothing while no memory was in flight before or during it, or retry_rounds rounds
-  /// passed in which no merge made progress (at most patience x retry_rounds rounds in all).
+  /// passed in which no merge made progress, or the scans after `patience` merges per arena (and
+  /// two more) found nothing.
   DEVALLOC_DEVICE void* slow_path(std::uint32_t home, std::uint32_t need, std::uint32_t first) const noexcept
   {
-    std::uint64_t progress_seen = 0;
+    merge_watch start{};
     {
       bool busy = false;
-      flights(busy, progress_seen);
+      flights(busy, start);
     }
+    std::uint64_t ticks_seen = start.ticks;
+    const std::uint64_t merges_allowed = std::uint64_t{patience} * arenas_ + 2u;
     std::uint32_t stale = 0;  // rounds since a merge last made progress
-    for (std::uint32_t round = 0; stale < config::retry_rounds && round < patience * config::retry_rounds;
-         ++round, ++stale) {
+    for (std::uint32_t round = 0; stale < config::retry_rounds; ++round, ++stale) {
       // Every round, not only the first: frees since the last merge (a churning heap) leave runs
       // that only a merge joins, and the merge that ran meanwhile may not have seen them.
       for (std::uint32_t k = 0, a = home; k < arenas_; ++k, a = a + 1 == arenas_ ? 0u : a + 1) { merge(a); }
       bool busy_before = false;
       bool busy_after = false;
-      std::uint64_t progress = 0;
-      const std::uint64_t before = flights(busy_before, progress);
+      merge_watch watch{};
+      const std::uint64_t before = flights(busy_before, watch);
       std::uint32_t a = home;
       for (std::uint32_t k = 0; k < arenas_; ++k) {
         std::uint32_t u = from_bins(a, need, first, false);
@@ -723,14 +739,19 @@ class list_heap {
         if (u != none) { return payload(u); }
         a = a + 1 == arenas_ ? 0u : a + 1;
       }
-      const std::uint64_t after = flights(busy_after, progress);
+      // The scan started after merges_allowed merges had ended: they gave back what they held,
+      // and there was still nothing (under churn merges never stop: a request that cannot be
+      // served must fail all the same).
+      if (watch.merges - start.merges >= merges_allowed) { return nullptr; }
+      const std::uint64_t after = flights(busy_after, watch);
       if (!busy_before && !busy_after && before == after) { return nullptr; }
       // A merge that is making progress holds memory this request may need: its rounds do not
       // count (a single arena's merge of tens of thousands of chunks by one worker takes longer
-      // than retry_rounds pauses on a GPU: ListFirstFit failed thousands of requests under load).
-      // A stopped merge stops ticking, and the request fails after retry_rounds rounds.
-      if (progress != progress_seen) {
-        progress_seen = progress;
+      // than retry_rounds pauses on a GPU: ListFirstFit failed thousands of requests under load;
+      // under compute-sanitizer it takes seconds). A stopped merge stops ticking, and the request
+      // fails after retry_rounds rounds: no wall-clock bound, so slow execution changes nothing.
+      if (watch.ticks != ticks_seen) {
+        ticks_seen = watch.ticks;
         stale = 0;
       }
       // Backoff: 32 ns doubling to 64 us a pause, so the bound spans a merge of a large arena by
@@ -742,9 +763,9 @@ class list_heap {
     return nullptr;
   }
 
-  /// The slow path's rounds in all, in units of retry_rounds (a bound for a request that merges
-  /// keep making progress for without ever finding room: under churn, merges may never stop).
-  static constexpr std::uint32_t patience = 16;
+  /// Merges per arena a request in the slow path sees end (and scans after) before it gives up
+  /// (under churn, merges may never stop).
+  static constexpr std::uint32_t patience = 2;
 
   arena_control* control_ = nullptr;  // [arenas]
   std::uint64_t* starts_ = nullptr;   // one bit per unit: a chunk's header starts there
