@@ -348,7 +348,11 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
     H heap(heap_bytes);
     std::vector<double> a, f;
     devalloc::buffer<u64> counts(DIAG_PROBE ? static_cast<std::size_t>(n) * n_events : 1);
+    // PROBE_RESET=1: every repetition on a reset heap, as devalloc-bench's cells run (Lease::fresh);
+    // without it the repetitions after the first meet the directory the previous one left.
+    const bool reset_each = std::getenv("PROBE_RESET") != nullptr;
     for (int r = 0; r < 6; ++r) {
+      if (reset_each) { heap.reset(); }
       if (DIAG_PROBE) {
         TRY(cudaMemset(counts.data(), 0, sizeof(u64) * n * n_events));
         u64* ptr = counts.data();
@@ -664,6 +668,10 @@ int main(int argc, char** argv)
                 seq[seq.size() / 2]);
     TRY(cudaEventDestroy(e0));
     TRY(cudaEventDestroy(e1));
+  }
+  if (std::getenv("PROBE_SIMD_ONLY") != nullptr) {
+    both<Simd<Default>>("simd", p, cycles_per_us, mode);
+    return 0;
   }
   both<Default>("default", p, cycles_per_us, mode);
   if (mode == Mode::harness || std::getenv("PROBE_DEFAULT_ONLY") != nullptr) { return 0; }

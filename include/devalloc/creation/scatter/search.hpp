@@ -210,15 +210,24 @@ class search : public multi_page<Config> {
     // The chunk size a page opened for this request gets; same chunk count per page as `size`.
     const std::uint32_t cls = class_of(size);
     const page_layout fresh = layout_of(cls);
+    bool dry = false;  // a round found no free page near its hash
     for (std::uint32_t round = 0; round < directory_rounds; ++round) {
       void* p = nullptr;
       const round_result r = directory_round(cls, fresh, round, p);
       if (r == round_result::served) { return p; }
+      dry = dry || r == round_result::no_free_page;
       DEVALLOC_PROBE(round_again);
     }
-    // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
-    // while they still have room), then the walk.
-    if (void* p = scan_directory(cls, fresh)) { return p; }
+    // The pages of this class that other slots keep open, when the free-page map ran dry near
+    // the hashes (a tight heap: they may be the only room left). Not after rounds lost only to
+    // other warps (a slot that changed under the leader, a lost install): the scan reads some
+    // ten thousand entries one batch after another, about a millisecond under load, and the
+    // kernel waits for its slowest lane -- XMallocSIMD's 2^18 threads x 64 B on a fresh 128 MiB
+    // heap took 1.6 ms for 16 384 requests that way (H100, docs/scatter.md, Search, item 6);
+    // the walk below takes a free page near its start instead.
+    if (dry) {
+      if (void* p = scan_directory(cls, fresh)) { return p; }
+    }
     // The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page.
     DEVALLOC_PROBE(walk);
     const std::uint64_t hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0);
@@ -454,13 +463,13 @@ class search : public multi_page<Config> {
     // Only a page of exactly this class serves the group: its lanes ask for different sizes of
     // the class, and only the class' chunk size fits each of them (a page an entry names may have
     // been reset and reopened for another size meanwhile).
-    if (chunk_of(now) != cls || count_of(now) >= fresh.spots) { return; }
+    if (!has_room(now, cls, fresh.spots)) { return; }
     // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
     DEVALLOC_PROBE(reserve);
     const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
     account_increment(page, old, cls, fresh.spots, k);
     std::uint32_t got = 0;
-    if (chunk_of(old) == cls && count_of(old) < fresh.spots) {
+    if (has_room(old, cls, fresh.spots)) {
       got = fresh.spots - count_of(old) < k ? fresh.spots - count_of(old) : k;
       grant_page = seen;
       grant = count_of(old) << 6 | got;
@@ -472,6 +481,15 @@ class search : public multi_page<Config> {
     }
   }
 
+  /// Whether a page in state `state` is split into chunks of exactly `chunk` bytes (`spots` of
+  /// them a page) and has a spot left: the one test of a directory entry's page (reservations,
+  /// the slot follow, offers, the directory scan).
+  DEVALLOC_HOST_DEVICE static constexpr bool has_room(std::uint64_t state, std::uint32_t chunk,
+                                                      std::uint32_t spots) noexcept
+  {
+    return chunk_of(state) == chunk && count_of(state) < spots;
+  }
+
   /// Whether page `page` (as a directory entry names it) can serve no request of chunk size
   /// `cls` (`spots` chunks) for now: full, of another chunk size, or reset and given back to the
   /// free-page map. A page taken but not opened yet (its owner installs before it opens) can.
@@ -479,7 +497,7 @@ class search : public multi_page<Config> {
   {
     const std::uint64_t now = load_state(states_, page);
     if (chunk_of(now) == 0) { return !free_map_.taken(page); }
-    return chunk_of(now) != cls || count_of(now) >= spots;
+    return !has_room(now, cls, spots);
   }
 
   /// Every directory entry that may name a page of chunk size `cls` — the class page, the class'
@@ -508,7 +526,7 @@ class search : public multi_page<Config> {
           if (entries[j] == 0) { continue; }
           const std::uint32_t page = entries[j] - 1u;
           const std::uint64_t seen_state = load_state(states_, page);
-          if (chunk_of(seen_state) != cls || count_of(seen_state) >= fresh.spots) { continue; }
+          if (!has_room(seen_state, cls, fresh.spots)) { continue; }
           if (void* p = reserve(page, cls, fresh)) { return p; }
         }
       }
@@ -548,7 +566,7 @@ class search : public multi_page<Config> {
     if (current == page + 1u) { return; }
     if (current != 0) {
       const std::uint64_t seen = load_state(states_, current - 1u);
-      if (chunk_of(seen) == chunk && count_of(seen) < spots) { return; }
+      if (has_room(seen, chunk, spots)) { return; }
     }
     entry.compare_exchange_strong(current, page + 1u, detail::memory_order_relaxed, detail::memory_order_relaxed);
   }
