@@ -28,7 +28,8 @@
 // that saw frees (below), then scan every bin and frontier again; while memory is in flight
 // somewhere (popped to be split, or held by a merge), retry (merge and scan) with a pause that
 // grows from 32 ns to 64 us, until config::retry_rounds rounds (about 65 ms) passed in which no
-// merge made progress (a merge ticks its arena's progress word every 64 chunks), or scans after
+// merge made progress (a merge ticks its arena's progress word every 64 chunks, and counts its
+// end), or scans after
 // patience merges per arena (and two more) found nothing, before returning nullptr.
 //
 // Free (destroy): the start bit and the header must name a used chunk; one CAS used -> listed
@@ -722,6 +723,7 @@ class list_heap {
       flights(busy, start);
     }
     std::uint64_t ticks_seen = start.ticks;
+    std::uint64_t merges_seen = start.merges;
     const std::uint64_t merges_allowed = std::uint64_t{patience} * arenas_ + 2u;
     std::uint32_t stale = 0;  // rounds since a merge last made progress
     for (std::uint32_t round = 0; stale < config::retry_rounds; ++round, ++stale) {
@@ -750,8 +752,11 @@ class list_heap {
       // than retry_rounds pauses on a GPU: ListFirstFit failed thousands of requests under load;
       // under compute-sanitizer it takes seconds). A stopped merge stops ticking, and the request
       // fails after retry_rounds rounds: no wall-clock bound, so slow execution changes nothing.
-      if (watch.ticks != ticks_seen) {
+      // A merge that ended is progress too (one of fewer than merge_tick chunks never ticks);
+      // merges_allowed bounds how often that resets the count.
+      if (watch.ticks != ticks_seen || watch.merges != merges_seen) {
         ticks_seen = watch.ticks;
+        merges_seen = watch.merges;
         stale = 0;
       }
       // Backoff: 32 ns doubling to 64 us a pause, so the bound spans a merge of a large arena by
