@@ -345,6 +345,8 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
     std::size_t heap_bytes = 1;
     const double mean = hi > size ? 0.5 * (size + hi) * 1.3 : size;  // mixed: pages round up
     while (heap_bytes < 1.5 * n * mean + (64u << 20)) { heap_bytes *= 2; }
+    // PROBE_HEAP=<bytes>: the heap of devalloc-bench's fill cells instead (live demand / heap).
+    if (const char* h = std::getenv("PROBE_HEAP")) { heap_bytes = std::strtoull(h, nullptr, 0); }
     H heap(heap_bytes);
     std::vector<double> a, f;
     devalloc::buffer<u64> counts(DIAG_PROBE ? static_cast<std::size_t>(n) * n_events : 1);
