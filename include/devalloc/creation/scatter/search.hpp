@@ -58,6 +58,14 @@ class search : public multi_page<Config> {
   static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
   /// Rounds of the directory path before a request falls back to the walk.
   static constexpr std::uint32_t directory_rounds = 4;
+  /// Rounds before the fallback while no round found the free-page map dry, only other warps in
+  /// the way: the scan and the walk that follow take about a millisecond under load, the kernel
+  /// waits for its slowest lane, and a round costs a few microseconds (XMallocSIMD's 2^18 threads x
+  /// 64 B on a reset 128 MiB heap: 1.6 ms for 16 384 requests with 4 rounds; docs/scatter.md,
+  /// Search, item 5). The walk is no cheap substitute: its pass 0 opens every free page it meets
+  /// for the one group that met it, which in a tight heap spends the last free pages on pages of
+  /// one or two chunks used (16-256 B at 90 % fill: 1 400-1 900 nullptr of 786 432 requests).
+  static constexpr std::uint32_t contended_rounds = 12;
   /// Words of the free-page map (64 pages each) a request reads for a new page before the walk.
   static constexpr std::uint32_t claim_words = 16;
   /// Times a lane that lost its slot's install CAS follows the slot with its page in hand
@@ -211,23 +219,18 @@ class search : public multi_page<Config> {
     const std::uint32_t cls = class_of(size);
     const page_layout fresh = layout_of(cls);
     bool dry = false;  // a round found no free page near its hash
-    for (std::uint32_t round = 0; round < directory_rounds; ++round) {
+    // directory_rounds rounds; up to contended_rounds while every round was lost to other warps
+    // (a slot that changed under the leader, a lost install) and none found the map dry.
+    for (std::uint32_t round = 0; round < (dry ? directory_rounds : contended_rounds); ++round) {
       void* p = nullptr;
       const round_result r = directory_round(cls, fresh, round, p);
       if (r == round_result::served) { return p; }
       dry = dry || r == round_result::no_free_page;
       DEVALLOC_PROBE(round_again);
     }
-    // The pages of this class that other slots keep open, when the free-page map ran dry near
-    // the hashes (a tight heap: they may be the only room left). Not after rounds lost only to
-    // other warps (a slot that changed under the leader, a lost install): the scan reads some
-    // ten thousand entries one batch after another, about a millisecond under load, and the
-    // kernel waits for its slowest lane -- XMallocSIMD's 2^18 threads x 64 B on a fresh 128 MiB
-    // heap took 1.6 ms for 16 384 requests that way (H100, docs/scatter.md, Search, item 6);
-    // the walk below takes a free page near its start instead.
-    if (dry) {
-      if (void* p = scan_directory(cls, fresh)) { return p; }
-    }
+    // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
+    // while they still have room), then the walk.
+    if (void* p = scan_directory(cls, fresh)) { return p; }
     // The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page.
     DEVALLOC_PROBE(walk);
     const std::uint64_t hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0);
@@ -503,13 +506,13 @@ class search : public multi_page<Config> {
   /// Every directory entry that may name a page of chunk size `cls` — the class page, the class'
   /// row, then the whole-warp slots — read `scan_batch` at a time from the caller's own slot onwards (lanes
   /// start apart), reserving by CAS (never over-counts) on the first page of this chunk size with
-  /// room. nullptr if none has room. Runs only after the directory rounds found no free page
-  /// near their hashes: in a tight heap the pages the slots keep open are where the room is, and
+  /// room. nullptr if none has room. Runs only after the directory rounds failed (alloc_chunk):
+  /// in a tight heap the pages the slots keep open are where the room is, and
   /// reading a few thousand entries is cheaper than the walk over every page's state.
   /// A class of one chunk a page reads nothing: such a page is never put into the directory with
   /// room (every group of it takes pages directly, and its free leaves no live chunk to offer),
   /// and a scan takes about a millisecond under load while the kernel waits for its slowest lane
-  /// (H100 probe, 2^17 threads x 4 KiB at 90 % fill: 0.05 -> 0.8-0.9 G allocs/s; docs/scatter.md,
+  /// (H100 probe, 2^17 threads x 4 KiB at 90 % fill: 0.05 -> 0.8-1.05 G allocs/s; docs/scatter.md,
   /// Search, item 5).
   DEVALLOC_DEVICE void* scan_directory(std::uint32_t cls, const page_layout& fresh) const noexcept
   {
