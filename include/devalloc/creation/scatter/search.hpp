@@ -58,14 +58,6 @@ class search : public multi_page<Config> {
   static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
   /// Rounds of the directory path before a request falls back to the walk.
   static constexpr std::uint32_t directory_rounds = 4;
-  /// Rounds before the fallback while no round found the free-page map dry, only other warps in
-  /// the way: the scan and the walk that follow take about a millisecond under load, the kernel
-  /// waits for its slowest lane, and a round costs a few microseconds (XMallocSIMD's 2^18 threads x
-  /// 64 B on a reset 128 MiB heap: 1.6 ms for 16 384 requests with 4 rounds; docs/scatter.md,
-  /// Search, item 5). The walk is no cheap substitute: its pass 0 opens every free page it meets
-  /// for the one group that met it, which in a tight heap spends the last free pages on pages of
-  /// one or two chunks used (16-256 B at 90 % fill: 1 400-1 900 nullptr of 786 432 requests).
-  static constexpr std::uint32_t contended_rounds = 12;
   /// Words of the free-page map (64 pages each) a request reads for a new page before the walk.
   static constexpr std::uint32_t claim_words = 16;
   /// Times a lane that lost its slot's install CAS follows the slot with its page in hand
@@ -218,14 +210,10 @@ class search : public multi_page<Config> {
     // The chunk size a page opened for this request gets; same chunk count per page as `size`.
     const std::uint32_t cls = class_of(size);
     const page_layout fresh = layout_of(cls);
-    bool dry = false;  // a round found no free page near its hash
-    // directory_rounds rounds; up to contended_rounds while every round was lost to other warps
-    // (a slot that changed under the leader, a lost install) and none found the map dry.
-    for (std::uint32_t round = 0; round < (dry ? directory_rounds : contended_rounds); ++round) {
+    for (std::uint32_t round = 0; round < directory_rounds; ++round) {
       void* p = nullptr;
       const round_result r = directory_round(cls, fresh, round, p);
       if (r == round_result::served) { return p; }
-      dry = dry || r == round_result::no_free_page;
       DEVALLOC_PROBE(round_again);
     }
     // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
