@@ -29,8 +29,8 @@
 // somewhere (popped to be split, or held by a merge), retry (merge and scan) with a pause that
 // grows from 32 ns to 64 us, until config::retry_rounds rounds (about 65 ms) passed in which no
 // merge made progress (a merge ticks its arena's progress word every 64 chunks, and counts its
-// end), or scans after
-// patience merges per arena (and two more) found nothing, before returning nullptr.
+// end), or scans after patience merges per arena (and two more) found nothing, before returning
+// nullptr.
 //
 // Free (destroy): the start bit and the header must name a used chunk; one CAS used -> listed
 // claims the free (a second free finds it listed: double free). Then the chunk grows over its

@@ -500,8 +500,8 @@ class search : public multi_page<Config> {
   /// A class of one chunk a page reads nothing: such a page is never put into the directory with
   /// room (every group of it takes pages directly, and its free leaves no live chunk to offer),
   /// and a scan takes about a millisecond under load while the kernel waits for its slowest lane
-  /// (H100 probe, 2^17 threads x 4 KiB at 90 % fill: 0.05 -> 0.8-1.05 G allocs/s; docs/scatter.md,
-  /// Search, item 5).
+  /// (devalloc-bench on an H100, 2^17 threads x 4 KiB at 90 % fill: 45 M -> 0.81 G allocs/s;
+  /// docs/scatter.md, Search, item 5).
   DEVALLOC_DEVICE void* scan_directory(std::uint32_t cls, const page_layout& fresh) const noexcept
   {
     if (fresh.spots == 1u) { return nullptr; }
