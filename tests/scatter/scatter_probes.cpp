@@ -6,8 +6,11 @@
 //
 // What it checks: on a heap whose pages all hold chunks a request cannot use (another class, not
 // full, so neither the region threshold nor a full page hides them) except one free page, the
-// request finds that page through the free-page map, without walking the heap; and a request
-// whose class slot names a page with room is served there with one try.
+// request finds that page through the free-page map, without walking the heap; a request
+// whose class slot names a page with room is served there with one try; and on a full heap, a
+// warp on a full heap is served from the one page with room that a slot keeps (its own slot or,
+// through the directory scan, another's), without a walk.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -99,6 +102,80 @@ TEST(ScatterSearch, TheFreePageMapFindsTheOnlyFreePageWithoutAWalk)
   EXPECT_EQ(r.pass1, 0u);
   EXPECT_LE(r.tries, 2u) << "directory rounds: the empty slot, then the page from the map";
   EXPECT_EQ(r.again, 1u) << "the class slot's page serves the next request at the first try";
+}
+
+/// What a warp of 32 lanes asking for 16 bytes each did on a full heap where one page (filled
+/// by lone lanes, so no whole-warp slot names it) has 40 chunks free.
+struct warp_on_full_heap {
+  std::size_t served = 0;        ///< lanes given a chunk
+  std::size_t on_room_page = 0;  ///< of those, chunks on the page with room
+  std::size_t distinct = 0;      ///< distinct pointers among them
+  unsigned long long scans = 0;  ///< probe::directory_scan (lanes that scanned)
+  unsigned long long walks = 0;  ///< probe::walk
+  std::uintptr_t after = 1;      ///< one more 16-byte request after the warp (0: nullptr)
+};
+
+warp_on_full_heap full_heap_then_warp_request()
+{
+  using A = allocator_t;
+  constexpr std::size_t bytes = 16;
+  A allocator(std::size_t{4} << 20);  // 7 class slots, 127 whole-warp slots
+  const auto c = allocator.handle().creation();
+  const std::size_t total = allocator.getAvailableSlots(bytes);
+  const std::size_t spots = total / c.page_count();
+  // Lone lanes fill a few pages first (small groups install pages in the class rows, never in a
+  // whole-warp slot), then whole warps fill the rest, then a single worker takes what concurrent
+  // requests left (a request may fail while a chunk is being given back).
+  std::vector<std::uintptr_t> lone = alloc_one_lane_per_warp(allocator, 2 * spots, bytes);
+  std::vector<std::uintptr_t> all = alloc_each_once(allocator, total, bytes);
+  all.insert(all.end(), lone.begin(), lone.end());
+  all.erase(std::remove(all.begin(), all.end(), std::uintptr_t{0}), all.end());
+  for (std::uintptr_t p = single_alloc(allocator, bytes); p != 0; p = single_alloc(allocator, bytes)) {
+    all.push_back(p);
+  }
+  EXPECT_EQ(all.size(), total) << "the heap holds exactly getAvailableSlots(16) chunks";
+  // 40 chunks of the first lone lane's page freed: the one page with room, named by the freeing
+  // worker's class slot (and the directory scan reaches it from every slot).
+  EXPECT_NE(lone[0], 0u);
+  const std::uint32_t room_page = c.page_of(reinterpret_cast<void*>(lone[0]));
+  std::size_t freed = 0;
+  for (const std::uintptr_t p : all) {
+    if (freed < 40 && c.page_of(reinterpret_cast<void*>(p)) == room_page) {
+      single_dealloc(allocator, p);
+      ++freed;
+    }
+  }
+  EXPECT_EQ(freed, 40u);
+  probe_testing::clear();
+  const std::vector<std::uintptr_t> warp = alloc_each_once(allocator, 32, bytes);
+  warp_on_full_heap r;
+  r.scans = seen(probe::directory_scan);
+  r.walks = seen(probe::walk);
+  std::vector<std::uintptr_t> got;
+  for (const std::uintptr_t p : warp) {
+    if (p == 0) { continue; }
+    ++r.served;
+    r.on_room_page += c.page_of(reinterpret_cast<void*>(p)) == room_page ? 1u : 0u;
+    got.push_back(p);
+  }
+  std::sort(got.begin(), got.end());
+  r.distinct = static_cast<std::size_t>(std::unique(got.begin(), got.end()) - got.begin());
+  r.after = single_alloc(allocator, bytes);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  return r;
+}
+
+// The lanes of the warp reach the page through their own class slot when the emulator's schedule
+// makes them small groups of the freeing worker's slot, otherwise (whole-warp slots, other class
+// slots) only through the directory scan, which must then serve the group as one.
+TEST(ScatterSearch, AWarpOnAFullHeapIsServedFromTheDirectoryWithoutAWalk)
+{
+  const warp_on_full_heap r = full_heap_then_warp_request();
+  EXPECT_EQ(r.served, 32u) << "40 chunks are free: every lane must be served (" << r.scans << " lanes scanned)";
+  EXPECT_EQ(r.on_room_page, 32u) << "the only room is on the page with the freed chunks";
+  EXPECT_EQ(r.distinct, 32u) << "no chunk handed out twice";
+  EXPECT_EQ(r.walks, 0u) << "the directory names the page: no walk over the heap (" << r.scans << " lanes scanned)";
+  EXPECT_NE(r.after, 0u) << "8 chunks are still free";
 }
 
 }  // namespace
