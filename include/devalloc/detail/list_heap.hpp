@@ -722,8 +722,8 @@ class list_heap {
       bool busy = false;
       flights(busy, start);
     }
-    std::uint64_t ticks_seen = start.ticks;
-    std::uint64_t merges_seen = start.merges;
+    // Ticks and ended merges only grow: their sum changes when either does.
+    std::uint64_t progress_seen = start.ticks + start.merges;
     const std::uint64_t merges_allowed = std::uint64_t{patience} * arenas_ + 2u;
     std::uint32_t stale = 0;  // rounds since a merge last made progress
     for (std::uint32_t round = 0; stale < config::retry_rounds; ++round, ++stale) {
@@ -754,9 +754,8 @@ class list_heap {
       // fails after retry_rounds rounds: no wall-clock bound, so slow execution changes nothing.
       // A merge that ended is progress too (one of fewer than merge_tick chunks never ticks);
       // merges_allowed bounds how often that resets the count.
-      if (watch.ticks != ticks_seen || watch.merges != merges_seen) {
-        ticks_seen = watch.ticks;
-        merges_seen = watch.merges;
+      if (watch.ticks + watch.merges != progress_seen) {
+        progress_seen = watch.ticks + watch.merges;
         stale = 0;
       }
       // Backoff: 32 ns doubling to 64 us a pause, so the bound spans a merge of a large arena by
