@@ -167,7 +167,7 @@ warp_on_full_heap full_heap_then_warp_request()
 
 // The lanes of the warp reach the page through their own class slot when the emulator's schedule
 // makes them small groups of the freeing worker's slot, otherwise (whole-warp slots, other class
-// slots) only through the directory scan, which must then serve the group as one.
+// slots) only through the directory scan, which must then serve every lane.
 TEST(ScatterSearch, AWarpOnAFullHeapIsServedFromTheDirectoryWithoutAWalk)
 {
   const warp_on_full_heap r = full_heap_then_warp_request();
