@@ -89,16 +89,17 @@ template <class E>
 inline constexpr bool is_builtin_malloc =
   uses_malloc_heap<E> && (std::is_same_v<typename E::allocator::creation_policy, devalloc::creation::DeviceMalloc>);
 
+/// Set once from --emulate-process-heap, before anything runs: the CPU backend's malloc heap is
+/// then treated as process-wide too, to test the child-process path without a GPU.
+inline bool emulate_process_heap = false;
+
 /// The heap is process-wide and can be sized only once, before the first kernel that uses it
 /// (CUDA's malloc heap). Cells that need another heap size run in a child process.
-/// (DEVALLOC_BENCH_EMULATE_PROCESS_HEAP=1 makes it so on the CPU backend too, to test the
-/// child-process path without a GPU.)
-#ifndef DEVALLOC_BENCH_EMULATE_PROCESS_HEAP
-#define DEVALLOC_BENCH_EMULATE_PROCESS_HEAP 0
-#endif
 template <class E>
-inline constexpr bool has_process_wide_heap =
-  (DEVALLOC_BACKEND_CUDA || DEVALLOC_BENCH_EMULATE_PROCESS_HEAP) && uses_malloc_heap<E>;
+bool has_process_wide_heap()
+{
+  return uses_malloc_heap<E> && (DEVALLOC_BACKEND_CUDA || emulate_process_heap);
+}
 
 /// The allocator may hand out memory that is still live (creation::UnsafeWrap): it takes part only
 /// in tests whose allocations all die before the heap is gone through once (unsafe_wrap_applies).

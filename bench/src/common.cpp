@@ -636,7 +636,7 @@ void Context::run_children(const std::string& test)
   std::vector<std::string> names;
   for_each_entry([&](auto e) {
     using E = decltype(e);
-    if (has_process_wide_heap<E> && allocator_selected(E::name)) { names.push_back(E::name); }
+    if (has_process_wide_heap<E>() && allocator_selected(E::name)) { names.push_back(E::name); }
   });
   const std::string exe = self_exe();
   for (const auto& request : heaps) {
@@ -688,7 +688,8 @@ void Context::run_children(const std::string& test)
                       " --child-out " + shell_quote(out_file) + " --seed " + std::to_string(opt.seed) + " --commit " +
                       shell_quote(commit) + " --cell-budget " + format_real(cell_budget_s()) + " --pair-budget " +
                       format_real(std::max(1.0, pair_left)) + " --time-budget " +
-                      format_real(std::max(1.0, run_budget_s() - elapsed_s())) + (opt.full ? " --full" : "");
+                      format_real(std::max(1.0, run_budget_s() - elapsed_s())) + (opt.full ? " --full" : "") +
+                      (opt.emulate_process_heap ? " --emulate-process-heap" : "");
     if (!cost.empty()) { cmd += " --cost-model " + shell_quote(cost.serialize()); }
     if (opt.cpu_threads != 0) { cmd += " --cpu-threads " + std::to_string(opt.cpu_threads); }
     if (opt.mixed_heap != 0) { cmd += " --mixed-heap " + std::to_string(opt.mixed_heap); }
@@ -705,7 +706,9 @@ void Context::run_children(const std::string& test)
     while (std::getline(in, line)) {
       if (trim(line).empty()) { continue; }
       try {
-        records.push_back(Record::from_json(line));
+        Record r = Record::from_json(line);
+        r.set("child_process", true);
+        records.push_back(std::move(r));
         ++got;
       } catch (const std::exception& e) {
         error_record(std::string("unreadable child record: ") + e.what());

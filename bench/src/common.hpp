@@ -114,6 +114,7 @@ struct Options {
   std::size_t parent_heap = 0;
   std::string cost_model;
   std::string commit_override;
+  bool emulate_process_heap = false;  // CPU backend: run_children as for CUDA's malloc heap
 };
 
 std::string bytes_label(std::size_t bytes);  // 16, 64K, 16M, 2G
@@ -682,13 +683,11 @@ class Lease {
 
   Lease(Context& ctx, std::size_t bytes)
   {
-    if constexpr (has_process_wide_heap<E>) {
-      (void)bytes;
+    if (has_process_wide_heap<E>()) {
       if (!process_heap<E>()) { process_heap<E>() = std::make_unique<allocator_type>(ctx.main_heap); }
       a_ = process_heap<E>().get();
       a_->reset_stats();
     } else {
-      (void)ctx;
       own_ = std::make_unique<allocator_type>(bytes);
       a_ = own_.get();
     }
@@ -805,7 +804,7 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
   // Where the cell runs: CUDA's malloc heap is sized once per process, so cells that need another
   // size run in a child process started after the test (Context::run_children).
   bool delegate = false;
-  if constexpr (has_process_wide_heap<E>) {
+  if (has_process_wide_heap<E>()) {
     if (ctx.opt.child) {
       const bool mine = spec.strict_heap
                           ? spec.heap_bytes == ctx.main_heap
@@ -821,7 +820,7 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
   Record base = entry_record<E>(ctx);
   for (const auto& kv : spec.params.fields().items()) { base.set(kv.key(), kv.value()); }
   base.set("cell", cell_label(spec.params));
-  base.set("heap_bytes", has_process_wide_heap<E> && !delegate ? ctx.main_heap : spec.heap_bytes);
+  base.set("heap_bytes", has_process_wide_heap<E>() && !delegate ? ctx.main_heap : spec.heap_bytes);
   CellOut out(std::move(base));
   out.rec.set("status", "ok");
   const std::string series_key = test + "\n" + E::name + "\n" + spec.series;

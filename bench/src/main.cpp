@@ -374,6 +374,8 @@ void declare_options(CLI::App& app, Options& o)
   app.add_option("--parent-heap", o.parent_heap)->group(internal)->transform(bytes);
   app.add_option("--cost-model", o.cost_model)->group(internal);
   app.add_option("--commit", o.commit_override)->group(internal);
+  // Tests of the child-process path on the CPU backend (bench/CMakeLists.txt; hidden).
+  app.add_flag("--emulate-process-heap", o.emulate_process_heap)->group(internal);
 }
 
 void print_list()
@@ -391,7 +393,7 @@ void print_list()
 template <class E>
 void create_process_heap(Context& ctx)
 {
-  if constexpr (has_process_wide_heap<E>) {
+  if (has_process_wide_heap<E>()) {
     if (ctx.allocator_selected(E::name) && !process_heap<E>()) {
       process_heap<E>() = std::make_unique<typename E::allocator>(ctx.main_heap);
     }
@@ -401,7 +403,7 @@ void create_process_heap(Context& ctx)
 template <class E>
 void release_process_heap()
 {
-  if constexpr (has_process_wide_heap<E>) { process_heap<E>().reset(); }
+  if (has_process_wide_heap<E>()) { process_heap<E>().reset(); }
 }
 
 }  // namespace
@@ -423,6 +425,7 @@ int main(int argc, char** argv)
       return 2;
     }
   }
+  emulate_process_heap = options.emulate_process_heap;
   if (options.list) {
     print_list();
     return 0;

@@ -214,7 +214,7 @@ std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& test
                           {"alignment", A::alignment},
                           {"reuses_freed_memory", A::traits.reuses_freed_memory},
                           {"provides_available_slots", A::providesAvailableSlots},
-                          {"process_wide_heap", has_process_wide_heap<E>}});
+                          {"process_wide_heap", has_process_wide_heap<E>()}});
   });
   Json& test_list = meta["tests"] = Json::array();
   for (const TestInfo* t : tests) {

@@ -277,7 +277,7 @@ void test_launch(Context& ctx)
           out.rec.set("module_loading", loading != nullptr ? loading : "default (lazy)");
           out.rec.set("first_in_process", first_cell);
           // Construction of a second heap of this size (the lease's is made before this body).
-          if constexpr (!has_process_wide_heap<E>) {
+          if (!has_process_wide_heap<E>()) {
             const auto t0 = std::chrono::steady_clock::now();
             {
               typename E::allocator extra(lease.heap_bytes());
