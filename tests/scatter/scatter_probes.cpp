@@ -7,9 +7,9 @@
 // What it checks: on a heap whose pages all hold chunks a request cannot use (another class, not
 // full, so neither the region threshold nor a full page hides them) except one free page, the
 // request finds that page through the free-page map, without walking the heap; a request
-// whose class slot names a page with room is served there with one try; and on a full heap, a
-// warp on a full heap is served from the one page with room that a slot keeps (its own slot or,
-// through the directory scan, another's), without a walk.
+// whose class slot names a page with room is served there with one try; and a warp on a full
+// heap is served from the one page with room that a slot keeps (its own slot or, through the
+// directory scan, another's), without a walk.
 #include <algorithm>
 #include <array>
 #include <atomic>
