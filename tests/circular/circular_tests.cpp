@@ -6,7 +6,8 @@
 // and UnsafeWrap (creation/unsafe_wrap.hpp) beyond the conformance suite: the pre-split binary
 // heap (eq. 1), split and merge, MAX_FRAG, reuse after free, the defragmenting slow path,
 // concurrent alloc/free with divergent lanes, OOM counts and slots before/after free-all, bad
-// input, per-multiprocessor sub-heaps, and the wrap under concurrency. One source for both
+// input, per-multiprocessor sub-heaps, the wrap under concurrency, and detail::fixed_divisor (the
+// segment lookup of destroy()). One source for both
 // backends (g++ and, through a one-line .cu, nvcc); launches live in free functions.
 #include <algorithm>
 #include <cstdint>
@@ -17,6 +18,7 @@
 
 #include <devalloc/creation/circular.hpp>
 #include <devalloc/creation/unsafe_wrap.hpp>
+#include <devalloc/detail/fixed_divisor.hpp>
 #include <devalloc/devalloc.hpp>
 
 #include "../support/misuse.hpp"
@@ -33,7 +35,8 @@ struct chunk_record {
   std::uint64_t next;
 };
 
-/// The chunk list of the whole heap as one worker reads it (start offset, state, next offset).
+/// The chunk list of the whole heap as one worker reads it, segment by segment (start, state and next
+/// offset, all in units from the heap's start).
 template <class Allocator>
 std::vector<chunk_record> chunks_of(Allocator& allocator)
 {
@@ -45,14 +48,18 @@ std::vector<chunk_record> chunks_of(Allocator& allocator)
   std::uint64_t* o = out.data();
   launch(1, [=] DEVALLOC_DEVICE(std::size_t) {
     std::uint64_t n = 0;
-    for (std::uint64_t u = 0; u < c.total_units() && n < capacity;) {
-      const detail::chunk_view v = header::load(c.data() + 16 * u + 8);
-      o[1 + 3 * n] = u;
-      o[2 + 3 * n] = v.state;
-      o[3 + 3 * n] = v.next;
-      ++n;
-      if (v.next <= u) { break; }
-      u = v.next;
+    for (std::uint32_t s = 0; s < c.segments(); ++s) {
+      const std::uint64_t start = c.segment_start(s);
+      for (std::uint64_t u = start; u < c.segment_end(s) && n < capacity;) {
+        const detail::chunk_view v = header::load(c.data() + 16 * u + 8);
+        const std::uint64_t next = start + v.next;  // headers hold offsets from the segment's start
+        o[1 + 3 * n] = u;
+        o[2 + 3 * n] = v.state;
+        o[3 + 3 * n] = next;
+        ++n;
+        if (next <= u) { break; }
+        u = next;
+      }
     }
     o[0] = n;
   });
@@ -482,11 +489,51 @@ TEST(ChunkHeader, AClaimIsVisibleUntilItsClaimerPublishesTheSplit)
   }
 }
 
-TEST(Circular, SplitHeaderRefusesHeapsAboveSixtyFourGiB)
+/// Quotients by detail::fixed_divisor computed on the device, for dividends around multiples of
+/// the divisor and at the type's ends.
+template <class T>
+void expect_fixed_divisor_quotients(const std::vector<T>& divisors)
 {
-  // The check comes before the heap is touched, so a pool that does not exist is enough.
-  const pool_span huge{reinterpret_cast<void*>(std::uintptr_t{1} << 20), (std::size_t{65} << 30)};
+  std::vector<T> xs;
+  for (const T d : divisors) {
+    for (const T k : {T{0}, T{1}, T{2}, T{1000}, static_cast<T>(~T{0} / d)}) {
+      const T m = static_cast<T>(k * d);
+      for (const T x : {m, static_cast<T>(m - 1), static_cast<T>(m + 1), static_cast<T>(m + d - 1)}) { xs.push_back(x); }
+    }
+    xs.push_back(~T{0});
+    xs.push_back(static_cast<T>(~T{0} - 1));
+  }
+  const std::size_t n = xs.size();
+  const std::size_t per = n / divisors.size();
+  buffer<T> dev_x(n);
+  buffer<T> dev_d(divisors.size());
+  buffer<T> out(n);
+  dev_x.assign(xs);
+  dev_d.assign(divisors);
+  T* px = dev_x.data();
+  T* pd = dev_d.data();
+  T* po = out.data();
+  launch(n, [=] DEVALLOC_DEVICE(std::size_t i) { po[i] = detail::fixed_divisor<T>(pd[i / per]).quotient(px[i]); });
+  const std::vector<T> got = out.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(got[i], xs[i] / divisors[i / per]) << xs[i] << " / " << divisors[i / per];
+  }
+}
+
+TEST(FixedDivisor, QuotientsEqualIntegerDivision)
+{
+  expect_fixed_divisor_quotients<std::uint32_t>({1u, 3u, 7u, 1000u, (1u << 31) + 11u, 0xFFFFFFFFu});
+  expect_fixed_divisor_quotients<std::uint64_t>(
+    {1ull, 3ull, 4096ull, 1000003ull, (1ull << 33) + 5ull, (1ull << 63) + 1ull, ~0ull});
+}
+
+TEST(Circular, PoolsWhoseSegmentsOutgrowThirtyTwoBitOffsetsAreRefused)
+{
+  // Offsets inside a segment are 32-bit (16-byte units): a 64 TiB pool has segments of more than
+  // 2^32 units. The check comes before the heap is touched, so a pool that does not exist is enough.
+  const pool_span huge{reinterpret_cast<void*>(std::uintptr_t{1} << 20), (std::size_t{64} << 40)};
   EXPECT_THROW((void)creation::Circular::init_heap(huge, stream_ref{}), devalloc::error);
+  EXPECT_THROW((void)creation::CircularFused::init_heap(huge, stream_ref{}), devalloc::error);
 }
 
 TEST(UnsafeWrapPolicy, WrapsUnderConcurrencyAndStaysInsideTheHeap)

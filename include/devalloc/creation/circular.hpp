@@ -110,6 +110,7 @@
 #include "../detail/atomic.hpp"
 #include "../detail/backend.hpp"
 #include "../detail/chunk_header.hpp"
+#include "../detail/fixed_divisor.hpp"
 #include "../detail/platform.hpp"
 #include "../detail/warp.hpp"
 #include "../error.hpp"
@@ -155,9 +156,11 @@ class basic_circular {
  public:
   using config = Config;
   using header = Header;
-  /// Offsets and sizes in 16-byte units: 32-bit for the split header (as its next word), 64-bit
-  /// for the fused one (fewer registers where the heap allows it).
-  using offset_type = typename Header::offset_type;
+  /// A chunk's offset inside its segment, in 16-byte units from the segment's start, and chunk
+  /// sizes. Headers store next offsets this way too, so every offset a walker holds is 32-bit for
+  /// both layouts and any heap (a segment holds fewer than 2^32 units: init_heap() checks it).
+  /// Offsets across the whole heap (std::uint64_t) appear only in destroy() and the geometry.
+  using offset_type = std::uint32_t;
 
   static constexpr creation_traits traits = [] {
     creation_traits t{};
@@ -201,7 +204,8 @@ class basic_circular {
   basic_circular() = default;
 
   /// Host. Lays out the heap in `pool` and pre-splits it (a kernel on `stream`). Throws if the
-  /// pool cannot hold one smallest chunk, or (split header) is larger than 64 GiB of chunks.
+  /// pool cannot hold one smallest chunk, or if a segment would hold 2^32 - 1 units or more (64
+  /// GiB; a pool of terabytes).
   static basic_circular init_heap(pool_span pool, stream_ref stream)
   {
     basic_circular heap;
@@ -209,7 +213,7 @@ class basic_circular {
     const std::uint64_t min_units = config::min_presplit_bytes / unit;
     // Control words need at most this much; the data area starts 256-aligned behind them.
     auto control_bytes = [](std::uint64_t subs, std::uint64_t segments) {
-      return (subs * 4 + segments * 4 + segments * 8 + 255) / 256 * 256;
+      return (subs * 4 + segments * 8 + 255) / 256 * 256;  // current, registration words, hints
     };
     if (pool.data == nullptr || pool.bytes < control_bytes(1, 64) + unit * min_units + header_bytes) {
       detail::throw_error("Circular: the pool must hold at least " +
@@ -221,24 +225,24 @@ class basic_circular {
     // Fewer sub-heaps where the pool cannot give each one smallest chunk.
     while (h > 1 && pool.bytes < control_bytes(h, 64ull * h) + unit * min_units * h + header_bytes) { h /= 2; }
     units = (pool.bytes - control_bytes(h, 64ull * h) - header_bytes) / unit;
-    if (units > Header::max_units) {
-      detail::throw_error("Circular: a " + std::string(Header::name) + " header addresses at most " +
-                          std::to_string(Header::max_units) +
-                          " units of 16 bytes (64 GiB); use CircularFused (64-bit header) for this heap of " +
-                          std::to_string(pool.bytes) + " bytes");
-    }
-    heap.units_ = static_cast<offset_type>(units);
+    heap.units_ = units;
     const std::uint64_t per_sub = units / h;
     std::uint32_t levels = 1;
     while (levels < 40 && (per_sub / (levels + 1)) >> levels >= min_units) { ++levels; }
     heap.levels_ = levels;
-    heap.root_ = static_cast<offset_type>(((per_sub / levels) >> (levels - 1)) << (levels - 1));
+    heap.root_ = detail::fixed_divisor<std::uint64_t>(((per_sub / levels) >> (levels - 1)) << (levels - 1));
     heap.sub_heaps_ = h;
     heap.segments_ = h * levels;
+    if (units - heap.segment_start(heap.segments_ - 1) >= no_chunk) {
+      detail::throw_error("Circular: a segment of this " + std::to_string(pool.bytes) +
+                          "-byte pool would hold " + std::to_string(units - heap.segment_start(heap.segments_ - 1)) +
+                          " units of 16 bytes; chunk offsets inside a segment are 32-bit (at most " +
+                          std::to_string(no_chunk - 1) + "): use a smaller pool or more sub-heaps (CircularMulti)");
+    }
     char* base = static_cast<char*>(pool.data);
     heap.current_ = reinterpret_cast<std::uint32_t*>(base);
     heap.reg_ = heap.current_ + h;
-    heap.hint_ = reinterpret_cast<offset_type*>(base + (h * 4 + heap.segments_ * 4 + 7) / 8 * 8);
+    heap.hint_ = heap.reg_ + heap.segments_;
     heap.base_ = base + control_bytes(h, 64ull * h);
     heap.finalize_heap(stream);
     return heap;
@@ -252,35 +256,31 @@ class basic_circular {
     one_lane.cpu_lanes = 1;
     one_lane.stream = stream;
     const std::uint64_t per_sub = (std::uint64_t{1} << levels_) - 1;
-    const std::uint64_t chunks = per_sub * sub_heaps_ + (units_ > std::uint64_t{segments_} * root_ ? 1 : 0);
+    const std::uint64_t chunks = per_sub * sub_heaps_ + (units_ > std::uint64_t{segments_} * root_.divisor() ? 1 : 0);
     launch(chunks, presplit{*this, per_sub}, one_lane);
   }
 
   /// Host. The policy owns no memory beside the pool.
   void release(stream_ref) noexcept {}
 
-  /// Device. See the file comment.
+  /// Device. See the file comment. Written for few live values (issue 13's register target): one
+  /// counter for both laps (the second starts where the first did, after segments_ steps of s), and
+  /// the sub-heap read again on success instead of kept.
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
     if (bytes > unit * units_) { return nullptr; }
     const std::size_t units_needed = (bytes + header_bytes + unit - 1) / unit;
-    if (units_needed > units_) { return nullptr; }  // (also keeps need within offset_type)
+    if (units_needed >= no_chunk) { return nullptr; }  // more than any segment (keeps need an offset_type)
     const offset_type need = static_cast<offset_type>(units_needed);
-    const std::uint32_t sub = config::sub_heaps == 1 ? 0u : detail::sm_id() % sub_heaps_;
-    std::uint32_t first = detail::atomic_load_relaxed(current_[sub]);
-    for (int lap = 0; lap < 2; ++lap) {
-      std::uint32_t s = first;
-      for (std::uint32_t i = 0; i < segments_; ++i) {
-        const offset_type u = search(s, need, lap != 0);
-        if (u != no_chunk) {
-          if (s != first) {
-            detail::device_atomic<std::uint32_t>(current_[sub]).store(s, detail::memory_order_relaxed);
-          }
-          return base_ + unit * (u + 1);
-        }
-        s = s + 1 == segments_ ? 0 : s + 1;
+    std::uint32_t s = detail::atomic_load_relaxed(current_[sub_heap()]);
+    for (std::uint32_t k = 0; k < 2 * segments_; ++k) {
+      if (k == segments_) { defragment(); }  // a whole lap found nothing
+      const offset_type u = search(s, need, k >= segments_);
+      if (u != no_chunk) {
+        if (k != 0) { detail::device_atomic<std::uint32_t>(current_[sub_heap()]).store(s, detail::memory_order_relaxed); }
+        return header_at(s, u) + header_bytes;
       }
-      if (lap == 0) { defragment(); }
+      s = s + 1 == segments_ ? 0 : s + 1;
     }
     return nullptr;
   }
@@ -291,14 +291,16 @@ class basic_circular {
     if (!owns(p)) { return free_result::invalid_pointer; }
     const std::uintptr_t offset = static_cast<std::uintptr_t>(static_cast<char*>(p) - base_);
     if (offset % unit != 0 || offset < unit) { return free_result::invalid_pointer; }
-    const offset_type u = offset / unit - 1;
-    void* h = header_at(u);
+    const std::uint64_t a = offset / unit - 1;  // the chunk's unit in the heap
+    void* h = static_cast<char*>(p) - header_bytes;
     const detail::chunk_view v = Header::load(h);
     if (v.state == detail::chunk_free || v.state == detail::chunk_absorbed) { return free_result::double_free; }
-    const std::uint32_t s = segment_of(u);
-    const offset_type end = segment_end(s);
-    if (v.state != detail::chunk_used || v.next <= u || v.next > end) { return free_result::invalid_pointer; }
-    if (!Header::release(h)) { return free_result::double_free; }
+    const std::uint32_t s = segment_of(a);
+    const offset_type u = static_cast<offset_type>(a - segment_start(s));
+    if (v.state != detail::chunk_used || v.next <= u || v.next > segment_units(s)) {
+      return free_result::invalid_pointer;
+    }
+    if (!Header::release(h, v)) { return free_result::double_free; }
     request_merge(s);
     return free_result::freed;
   }
@@ -317,14 +319,14 @@ class basic_circular {
   {
     if (slot_bytes == 0 || slot_bytes > unit * units_) { return 0; }
     const std::size_t units_needed = (slot_bytes + header_bytes + unit - 1) / unit;
-    if (units_needed > units_) { return 0; }
+    if (units_needed >= no_chunk) { return 0; }
     const offset_type need = static_cast<offset_type>(units_needed);
     std::size_t slots = 0;
     for (std::uint32_t s = 0; s < segments_; ++s) {
-      const offset_type end = segment_end(s);
+      const offset_type end = segment_units(s);
       offset_type run = 0;
-      for (offset_type u = segment_start(s); u < end;) {
-        const detail::chunk_view v = Header::load(header_at(u));
+      for (offset_type u = 0; u < end;) {
+        const detail::chunk_view v = Header::load(header_at(s, u));
         if (v.next <= u || v.next > end) { break; }  // only while the heap changes
         if (v.state == detail::chunk_free) {
           run += v.next - u;
@@ -357,7 +359,7 @@ class basic_circular {
   /// (CircularFused, CircularMulti, CircularFusedMulti for the others).
   static std::string classname()
   {
-    const bool fused = Header::max_units > 0xFFFFFFFFull;
+    const bool fused = std::string(Header::name) == "fused";
     return std::string("Circular") + (fused ? "Fused" : "") + (config::sub_heaps == 1 ? "" : "Multi") +
            "<header=" + Header::name + ", sub_heaps=" +
            (config::sub_heaps == 0 ? std::string("per-multiprocessor") : std::to_string(config::sub_heaps)) +
@@ -375,21 +377,22 @@ class basic_circular {
     DEVALLOC_DEVICE void operator()(std::size_t i) const
     {
       const std::uint64_t sub = i / per_sub;
-      if (sub >= heap.sub_heaps_) {  // the leftover chunk
-        const offset_type u = heap.root_ * heap.segments_;
-        Header::init(heap.header_at(u), detail::chunk_free, heap.units_);
+      if (sub >= heap.sub_heaps_) {  // the leftover chunk, at the end of the last segment
+        const std::uint32_t last = heap.segments_ - 1;
+        const offset_type u = static_cast<offset_type>(heap.root_.divisor());
+        Header::init(heap.header_at(last, u), detail::chunk_free, heap.segment_units(last));
         return;
       }
       const std::uint64_t k = i % per_sub + 1;  // 1-based index in the binary heap
       std::uint32_t level = 0;
       while ((k >> (level + 1)) != 0) { ++level; }
-      const offset_type size = heap.root_ >> level;
+      const offset_type size = static_cast<offset_type>(heap.root_.divisor() >> level);
       const std::uint32_t s = static_cast<std::uint32_t>(sub) * heap.levels_ + level;
-      const offset_type u = heap.segment_start(s) + static_cast<offset_type>(k - (std::uint64_t{1} << level)) * size;
-      Header::init(heap.header_at(u), detail::chunk_free, u + size);
-      if (u == heap.segment_start(s)) {
+      const offset_type u = static_cast<offset_type>(k - (std::uint64_t{1} << level)) * size;
+      Header::init(heap.header_at(s, u), detail::chunk_free, u + size);
+      if (u == 0) {
         heap.reg_[s] = 0;
-        heap.hint_[s] = u;
+        heap.hint_[s] = 0;
         if (level == 0) { heap.current_[sub] = s; }
       }
     }
@@ -407,18 +410,25 @@ class basic_circular {
   DEVALLOC_HOST_DEVICE std::uint32_t levels() const noexcept { return levels_; }
   DEVALLOC_HOST_DEVICE std::uint32_t segments() const noexcept { return segments_; }
   /// R: units of each segment (the last one also holds the leftover units).
-  DEVALLOC_HOST_DEVICE offset_type root_units() const noexcept { return root_; }
-  DEVALLOC_HOST_DEVICE offset_type total_units() const noexcept { return units_; }
-  /// The data area: chunk u's header is at data() + 16 u + 8, its payload at data() + 16 (u + 1).
+  DEVALLOC_HOST_DEVICE std::uint64_t root_units() const noexcept { return root_.divisor(); }
+  DEVALLOC_HOST_DEVICE std::uint64_t total_units() const noexcept { return units_; }
+  /// The data area: the chunk at unit a of the heap has its header at data() + 16 a + 8 and its
+  /// payload at data() + 16 (a + 1). Its header's next offset is relative to its segment's start.
   DEVALLOC_HOST_DEVICE char* data() const noexcept { return base_; }
-  DEVALLOC_HOST_DEVICE offset_type segment_start(std::uint32_t s) const noexcept { return root_ * s; }
-  DEVALLOC_HOST_DEVICE offset_type segment_end(std::uint32_t s) const noexcept
+  /// Segment s covers the heap's units [segment_start(s), segment_end(s)).
+  DEVALLOC_HOST_DEVICE std::uint64_t segment_start(std::uint32_t s) const noexcept { return root_.divisor() * s; }
+  DEVALLOC_HOST_DEVICE std::uint64_t segment_end(std::uint32_t s) const noexcept
   {
-    return s + 1 == segments_ ? units_ : root_ * (s + 1);
+    return s + 1 == segments_ ? units_ : root_.divisor() * (s + 1);
   }
-  DEVALLOC_HOST_DEVICE std::uint32_t segment_of(offset_type u) const noexcept
+  DEVALLOC_HOST_DEVICE offset_type segment_units(std::uint32_t s) const noexcept
   {
-    const offset_type s = u / root_;
+    return static_cast<offset_type>(segment_end(s) - segment_start(s));
+  }
+  /// The segment that holds the heap's unit a.
+  DEVALLOC_HOST_DEVICE std::uint32_t segment_of(std::uint64_t a) const noexcept
+  {
+    const std::uint64_t s = root_.quotient(a);  // no divide instruction (detail/fixed_divisor.hpp)
     return s >= segments_ ? segments_ - 1 : static_cast<std::uint32_t>(s);
   }
 
@@ -434,67 +444,78 @@ class basic_circular {
  private:
   static constexpr offset_type no_chunk = ~offset_type{0};
 
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void* header_at(offset_type u) const noexcept
+  /// The caller's sub-heap (its multiprocessor's, for the Multi variants).
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t sub_heap() const noexcept
   {
-    return base_ + unit * u + header_bytes;
+    return config::sub_heaps == 1 ? 0u : detail::sm_id() % sub_heaps_;
+  }
+
+  /// The header of the chunk at offset u of segment s.
+  DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE char* header_at(std::uint32_t s, offset_type u) const noexcept
+  {
+    return base_ + unit * (segment_start(s) + u) + header_bytes;
   }
 
   /// Registers in segment s, searches it from its hint (from its start if `from_start`) to its
   /// end, unregisters. Returns the claimed chunk or no_chunk.
   DEVALLOC_DEVICE offset_type search(std::uint32_t s, offset_type need, bool from_start) const noexcept
   {
-    const offset_type end = segment_end(s);
-    if (end - segment_start(s) < need) { return no_chunk; }
+    const offset_type end = segment_units(s);
+    if (end < need) { return no_chunk; }
     detail::device_atomic<std::uint32_t> reg(reg_[s]);
-    if ((reg.fetch_add(1, detail::memory_order_acquire) & merging) != 0) {  // a merge session: move on
-      // Relaxed: this walker read nothing. If the session ended meanwhile, it may be the last one out.
-      leave(s, reg.fetch_sub(1, detail::memory_order_relaxed));
-      return no_chunk;
-    }
-    // Acquire: the hint may name a remainder another walker just split off; its header is read whole.
-    offset_type u =
-      from_start ? segment_start(s) : detail::device_atomic<offset_type>(hint_[s]).load(detail::memory_order_acquire);
-    offset_type found = no_chunk;
-    std::uint32_t waits = 0;  // re-reads of the claimed chunk at u
-    while (u < end) {
-      void* h = header_at(u);
-      const detail::chunk_view v = Header::load(h);
-      if (v.state == detail::chunk_free && v.next - u >= need) {
-        if (!Header::claim(h, v)) { continue; }  // someone else changed it: read it again
-        const offset_type next = Header::claimed_next(h, v);
-        if (next - u < need) {  // split header: next changed before the claim
-          Header::unclaim(h, next);
+    offset_type u = no_chunk;
+    // A walker that finds a merge session moves on without reading anything (if the session ended
+    // meanwhile, it may be the last one out: leave() below).
+    if ((reg.fetch_add(1, detail::memory_order_acquire) & merging) == 0) {
+      // Acquire: the hint may name a remainder another walker just split off; its header is read whole.
+      u = from_start ? 0 : detail::device_atomic<offset_type>(hint_[s]).load(detail::memory_order_acquire);
+      char* const first = header_at(s, 0);
+      std::uint32_t waits = 0;  // re-reads of the claimed chunk at u
+      for (;;) {
+        if (u >= end) {
+          u = no_chunk;
+          break;
+        }
+        void* h = first + unit * u;
+        const detail::chunk_view v = Header::load(h);
+        if (v.state == detail::chunk_free && v.next - u >= need) {
+          if (!Header::claim(h, v)) { continue; }  // someone else changed it: read it again
+          const offset_type next = Header::claimed_next(h, v);
+          if (next - u < need) {  // split header: next changed before the claim
+            Header::unclaim(h, next);
+            continue;
+          }
+          offset_type after = next;
+          if (std::uint64_t{next - u} >= std::uint64_t{need} * config::max_frag) {
+            after = u + need;
+            Header::init(first + unit * after, detail::chunk_free, next);
+          }
+          Header::publish(h, v, after);
+          detail::device_atomic<offset_type>(hint_[s]).store(after < end ? after : 0, detail::memory_order_release);
+          break;  // u is the chunk
+        }
+        // A chunk its claimer is splitting: the remainder is linked when the claimer publishes it,
+        // right after its claim. Jumping to the old next would skip the remainder: for a merged
+        // segment (one free chunk) that is the segment's end, and under load every walker but the
+        // claimer skipped every segment that way (issue 13: thousands of nullptr in the launch after
+        // a reuse launch, H100). So re-read it up to split_wait_reads times; a claimer that is
+        // stopped longer is passed (its chunk's old next), nobody waits for it.
+        if (v.state == detail::chunk_claimed && waits < split_wait_reads) {
+          ++waits;
+          detail::pause_briefly();
           continue;
         }
-        offset_type after = next;
-        if (std::uint64_t{next - u} >= std::uint64_t{need} * config::max_frag) {
-          after = u + need;
-          Header::init(header_at(after), detail::chunk_free, next);
+        if (v.next <= u) {  // never for a header (defensive: no endless walk)
+          u = no_chunk;
+          break;
         }
-        Header::publish(h, v, after);
-        detail::device_atomic<offset_type>(hint_[s]).store(after < end ? after : segment_start(s),
-                                                           detail::memory_order_release);
-        found = u;
-        break;
+        u = v.next;
+        waits = 0;
       }
-      // A chunk its claimer is splitting: the remainder is linked when the claimer publishes it,
-      // right after its claim. Jumping to the old next would skip the remainder: for a merged
-      // segment (one free chunk) that is the segment's end, and under load every walker but the
-      // claimer skipped every segment that way (issue 13: thousands of nullptr in the launch after
-      // a reuse launch, H100). So re-read it up to split_wait_reads times; a claimer that is
-      // stopped longer is passed (its chunk's old next), nobody waits for it.
-      if (v.state == detail::chunk_claimed && waits < split_wait_reads) {
-        ++waits;
-        detail::pause_briefly();
-        continue;
-      }
-      if (v.next <= u) { break; }  // never for a header (defensive: no endless walk)
-      u = v.next;
-      waits = 0;
     }
     // Release: the split's headers and the hint are ordered before a later session or walker.
     leave(s, reg.fetch_sub(1, detail::memory_order_release));
-    return found;
+    return u;
   }
 
   /// destroy(), after its chunk in segment s went used -> free: asks for a merge pass over s. One
@@ -559,46 +580,34 @@ class basic_circular {
     }
   }
 
-  /// Merge session only: marks the free chunks from `u` on (up to `end`) absorbed and returns the
-  /// offset after them.
-  DEVALLOC_DEVICE offset_type absorb_free_run(offset_type u, offset_type end) const noexcept
-  {
-    while (u < end) {
-      void* h = header_at(u);
-      const detail::chunk_view v = Header::load(h);
-      if (v.state != detail::chunk_free || v.next <= u || v.next > end) { break; }
-      Header::mark_absorbed(h);
-      u = v.next;
-    }
-    return u;
-  }
-
   /// Merge session only: one pass over segment s that makes every run of consecutive free chunks
-  /// one chunk. A hint that pointed into a run (at a header now absorbed) moves to the run's start.
+  /// one chunk. One loop with the run's first chunk as its only state (issue 13's register target):
+  /// each further free chunk of the run is marked absorbed and the run's first header takes its
+  /// next offset. A hint at an absorbed header moves to the run's start (the hint is always a chunk
+  /// boundary: the start, a split's remainder, the chunk after one, or a run's start).
   DEVALLOC_DEVICE void merge_segment(std::uint32_t s) const noexcept
   {
-    const offset_type start = segment_start(s);
-    const offset_type end = segment_end(s);
-    detail::device_atomic<offset_type> hint(hint_[s]);
-    // Relaxed: the hint's last writers (walkers, earlier sessions) released the registration word
-    // this session acquired.
-    const offset_type old_hint = hint.load(detail::memory_order_relaxed);
-    offset_type new_hint = old_hint;
-    for (offset_type u = start; u < end;) {
-      void* h = header_at(u);
+    const offset_type end = segment_units(s);
+    char* const first = header_at(s, 0);
+    offset_type run = no_chunk;  // first chunk of the run of free chunks that ends at u
+    for (offset_type u = 0; u < end;) {
+      void* h = first + unit * u;
       const detail::chunk_view v = Header::load(h);
       if (v.next <= u || v.next > end) { break; }  // never for a header (defensive)
-      offset_type next = v.next;
-      if (v.state == detail::chunk_free) {
-        next = absorb_free_run(v.next, end);
-        if (next != v.next) {
-          Header::set_next(h, next);
-          if (old_hint > u && old_hint < next) { new_hint = u; }
-        }
+      if (v.state != detail::chunk_free) {
+        run = no_chunk;
+      } else if (run == no_chunk) {
+        run = u;
+      } else {
+        Header::mark_absorbed(h, v);
+        Header::set_next(first + unit * run, v.next);
+        // Relaxed: the hint's last writers (walkers, earlier sessions) released the registration
+        // word this session acquired; release: the merged headers are ordered before the hint.
+        detail::device_atomic<offset_type> hint(hint_[s]);
+        if (hint.load(detail::memory_order_relaxed) == u) { hint.store(run, detail::memory_order_release); }
       }
-      u = next;
+      u = v.next;
     }
-    if (new_hint != old_hint) { hint.store(new_hint, detail::memory_order_release); }
   }
 
   /// The slow path of create(): merges every segment that has no session and no walkers.
@@ -614,8 +623,8 @@ class basic_circular {
   std::uint32_t* reg_ = nullptr;      // [segments]: walkers registered | merging
   offset_type* hint_ = nullptr;       // [segments]: where a segment's search starts
   char* base_ = nullptr;              // the data area
-  offset_type units_ = 0;             // chunks cover units [0, units_)
-  offset_type root_ = 0;              // R: units per segment
+  std::uint64_t units_ = 0;           // chunks cover the heap's units [0, units_)
+  detail::fixed_divisor<std::uint64_t> root_;  // R: units per segment
   std::uint32_t sub_heaps_ = 1;
   std::uint32_t levels_ = 1;
   std::uint32_t segments_ = 1;

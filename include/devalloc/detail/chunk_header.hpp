@@ -5,14 +5,15 @@
 // The 8-byte chunk header of the Circular family (Vinkler & Havran, "Register Efficient Dynamic
 // Memory Allocator for GPUs", §5.2-5.4): a chunk's state and the offset of the next chunk, in the
 // 8 bytes before its payload. Two layouts with one interface, so that creation/circular.hpp is
-// written once:
+// written once. The next offset is 32-bit in both, in 16-byte units from the start of the
+// chunk's segment (creation/circular.hpp: a segment holds fewer than 2^32 units), so heaps of any
+// size work with either and every offset a walker holds is one register:
 //
-//   chunk_header_split  CMalloc's header: a 32-bit flag word and a 32-bit next word (in 16-byte
-//                       units: heaps up to 64 GiB). A claim is one CAS on the flag word; the next
-//                       word is re-read by the winner.
+//   chunk_header_split  CMalloc's header: a 32-bit flag word and a 32-bit next word. A claim is
+//                       one CAS on the flag word; the next word is re-read by the winner.
 //   chunk_header_fused  CFMalloc's header: the flag fused into the next offset, one 64-bit word
-//                       (next << 2 | state; heaps of any size). A claim is one CAS on that word,
-//                       which validates the state and the next offset read together.
+//                       (next << 2 | state). A claim is one CAS on that word, which validates the
+//                       state and the next offset read together.
 //
 // States: free (can be claimed), claimed (its claimer is splitting it: the remainder is not linked
 // yet), used (owned by an allocation), absorbed (was a header, merged into the chunk before it;
@@ -27,8 +28,9 @@
 //     jumping over the whole chunk to its old next, past the remainder about to be linked.
 //   * release (used -> free): the owner of the allocation (dealloc); a CAS, so a concurrent
 //     second free of the same pointer fails and is reported.
-//   * set_next / mark_absorbed: only a worker that holds its segment's merge session, during
-//     which no other worker reads or claims headers in that segment.
+//   * set_next / mark_absorbed: only a worker that holds its segment's merge session, on a header
+//     it read free: during the session no other worker reads or claims headers in that segment,
+//     and nobody writes a free header (frees change used headers only).
 // Every function here is one atomic access on the header's words, with the memory order named.
 #pragma once
 
@@ -43,20 +45,18 @@ namespace detail {
 /// A chunk's state as stored in its header (2 bits).
 enum chunk_state : std::uint32_t { chunk_claimed = 0, chunk_free = 1, chunk_used = 2, chunk_absorbed = 3 };
 
-/// A header as read: the state and the next chunk's offset in 16-byte units. `raw` is what a
-/// validating CAS compares against (the whole word for the fused layout, the flag for the split one).
+/// A header as read: the state and the next chunk's offset (16-byte units from the segment's
+/// start). `raw` is what a validating CAS compares against (the whole word for the fused layout,
+/// the flag for the split one).
 struct chunk_view {
   std::uint32_t state;
-  std::uint64_t next;
+  std::uint32_t next;
   std::uint64_t raw;
 };
 
 /// CMalloc's header: [u32 flag][u32 next] (Algorithm 3's HEADER_SIZE = 8, NEXT_OFS = 4).
 struct chunk_header_split {
   static constexpr const char* name = "split";
-  using offset_type = std::uint32_t;
-  /// Largest next offset the header can hold, in 16-byte units (64 GiB).
-  static constexpr std::uint64_t max_units = 0xFFFFFFFFull;
 
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint32_t* flag(void* h) noexcept
   {
@@ -82,17 +82,17 @@ struct chunk_header_split {
     return device_atomic<std::uint32_t>(*flag(h)).compare_exchange_strong(expected, chunk_claimed, memory_order_acquire,
                                                                           memory_order_relaxed);
   }
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t claimed_next(void* h, const chunk_view&) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint32_t claimed_next(void* h, const chunk_view&) noexcept
   {
     return device_atomic<std::uint32_t>(*next_word(h)).load(memory_order_relaxed);
   }
   /// Claimer: gives back a chunk it cannot use (claimed -> free).
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void unclaim(void* h, std::uint64_t) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void unclaim(void* h, std::uint32_t) noexcept
   {
     device_atomic<std::uint32_t>(*flag(h)).store(chunk_free, memory_order_release);
   }
   /// Writes a header nobody can reach yet (the remainder of a split, before it is linked).
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void init(void* h, std::uint32_t state, std::uint64_t next) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void init(void* h, std::uint32_t state, std::uint32_t next) noexcept
   {
     device_atomic<std::uint32_t>(*next_word(h)).store(static_cast<std::uint32_t>(next), memory_order_relaxed);
     device_atomic<std::uint32_t>(*flag(h)).store(state, memory_order_relaxed);
@@ -100,24 +100,26 @@ struct chunk_header_split {
   /// Claimer: claimed -> used with next offset `next` (the remainder of a split, whose header
   /// init() wrote, or the old next). Release, next word first: whoever reads the flag `used`
   /// (acquire) reads the new next and the remainder's header.
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void publish(void* h, const chunk_view&, std::uint64_t next) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void publish(void* h, const chunk_view&, std::uint32_t next) noexcept
   {
     device_atomic<std::uint32_t>(*next_word(h)).store(static_cast<std::uint32_t>(next), memory_order_release);
     device_atomic<std::uint32_t>(*flag(h)).store(chunk_used, memory_order_release);
   }
-  /// Merge session: a new next offset, whatever the state (only a second free can race; it
-  /// changes the flag only).
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next(void* h, std::uint64_t next) noexcept
+  /// Merge session, on a header it read free (the first chunk of a run): next offset `next`.
+  /// Nobody else writes a free header during a session (walkers are excluded; frees change used
+  /// headers only), so a store is enough.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next(void* h, std::uint32_t next) noexcept
   {
-    device_atomic<std::uint32_t>(*next_word(h)).store(static_cast<std::uint32_t>(next), memory_order_release);
+    device_atomic<std::uint32_t>(*next_word(h)).store(next, memory_order_release);
   }
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void mark_absorbed(void* h) noexcept
+  /// Merge session, on a header it read free: absorbed into the chunk before it.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void mark_absorbed(void* h, const chunk_view&) noexcept
   {
     device_atomic<std::uint32_t>(*flag(h)).store(chunk_absorbed, memory_order_relaxed);
   }
-  /// used -> free (release: the freed chunk's contents are ordered before its next claim). False
-  /// if the chunk is not used any more (a concurrent second free won).
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool release(void* h) noexcept
+  /// used -> free, for the header read as `v` (release: the freed chunk's contents are ordered
+  /// before its next claim). False if the chunk is not used any more (a concurrent second free won).
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool release(void* h, const chunk_view&) noexcept
   {
     std::uint32_t expected = chunk_used;
     return device_atomic<std::uint32_t>(*flag(h)).compare_exchange_strong(expected, chunk_free, memory_order_release,
@@ -128,23 +130,21 @@ struct chunk_header_split {
 /// CFMalloc's header: one 64-bit word, next << 2 | state.
 struct chunk_header_fused {
   static constexpr const char* name = "fused";
-  using offset_type = std::uint64_t;
-  static constexpr std::uint64_t max_units = ~0ull >> 2;
 
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t& word(void* h) noexcept
   {
     return *static_cast<std::uint64_t*>(h);
   }
   DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE static constexpr std::uint64_t pack(std::uint32_t state,
-                                                                                std::uint64_t next) noexcept
+                                                                                std::uint32_t next) noexcept
   {
-    return next << 2 | state;
+    return std::uint64_t{next} << 2 | state;
   }
 
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static chunk_view load(void* h) noexcept
   {
     const std::uint64_t w = device_atomic<std::uint64_t>(word(h)).load(memory_order_acquire);
-    return {static_cast<std::uint32_t>(w & 3u), w >> 2, w};
+    return {static_cast<std::uint32_t>(w & 3u), static_cast<std::uint32_t>(w >> 2), w};
   }
   /// (free, next) -> (claimed, next): succeeds only if state and next are still what was read.
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool claim(void* h, const chunk_view& v) noexcept
@@ -153,50 +153,43 @@ struct chunk_header_fused {
     return device_atomic<std::uint64_t>(word(h)).compare_exchange_strong(expected, pack(chunk_claimed, v.next),
                                                                          memory_order_acquire, memory_order_relaxed);
   }
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint64_t claimed_next(void*, const chunk_view& v) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static std::uint32_t claimed_next(void*, const chunk_view& v) noexcept
   {
     return v.next;
   }
   /// Claimer: gives back a chunk it claimed (its next offset is `next`) unsplit.
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void unclaim(void* h, std::uint64_t next) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void unclaim(void* h, std::uint32_t next) noexcept
   {
     device_atomic<std::uint64_t>(word(h)).store(pack(chunk_free, next), memory_order_release);
   }
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void init(void* h, std::uint32_t state, std::uint64_t next) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void init(void* h, std::uint32_t state, std::uint32_t next) noexcept
   {
     device_atomic<std::uint64_t>(word(h)).store(pack(state, next), memory_order_relaxed);
   }
   /// Claimer: (claimed, old next) -> (used, next) (release: the remainder's header, written by
   /// init(), is visible to whoever reads this word). Only the claimer changes a claimed chunk's
   /// word, so a store is enough.
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void publish(void* h, const chunk_view&, std::uint64_t next) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void publish(void* h, const chunk_view&, std::uint32_t next) noexcept
   {
     device_atomic<std::uint64_t>(word(h)).store(pack(chunk_used, next), memory_order_release);
   }
-  /// Merge session: replaces the next offset and keeps the state (CAS loop: a concurrent second
-  /// free may change the state; nothing else can change the word meanwhile).
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next(void* h, std::uint64_t next) noexcept
+  /// Merge session, on a header it read free (see chunk_header_split::set_next): a store.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void set_next(void* h, std::uint32_t next) noexcept
   {
-    device_atomic<std::uint64_t> w(word(h));
-    std::uint64_t old = w.load(memory_order_relaxed);
-    while (!w.compare_exchange_weak(old, pack(static_cast<std::uint32_t>(old & 3u), next), memory_order_release,
-                                    memory_order_relaxed)) {}
+    device_atomic<std::uint64_t>(word(h)).store(pack(chunk_free, next), memory_order_release);
   }
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void mark_absorbed(void* h) noexcept
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static void mark_absorbed(void* h, const chunk_view& v) noexcept
   {
-    device_atomic<std::uint64_t>(word(h)).fetch_or(chunk_absorbed, memory_order_relaxed);
+    device_atomic<std::uint64_t>(word(h)).store(pack(chunk_absorbed, v.next), memory_order_relaxed);
   }
-  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool release(void* h) noexcept
+  /// (used, next) -> (free, next) for the header read as `v`: one CAS. A used header changes only
+  /// by its release, so a failed CAS means a concurrent second free won.
+  DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool release(void* h, const chunk_view& v) noexcept
   {
-    device_atomic<std::uint64_t> w(word(h));
-    std::uint64_t old = w.load(memory_order_relaxed);
-    while ((old & 3u) == chunk_used) {
-      if (w.compare_exchange_weak(old, (old & ~std::uint64_t{3}) | chunk_free, memory_order_release,
-                                  memory_order_relaxed)) {
-        return true;
-      }
-    }
-    return false;
+    std::uint64_t expected = v.raw;
+    return v.state == chunk_used &&
+           device_atomic<std::uint64_t>(word(h)).compare_exchange_strong(expected, pack(chunk_free, v.next),
+                                                                         memory_order_release, memory_order_relaxed);
   }
 };
 
