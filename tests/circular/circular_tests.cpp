@@ -498,7 +498,9 @@ void expect_fixed_divisor_quotients(const std::vector<T>& divisors)
   for (const T d : divisors) {
     for (const T k : {T{0}, T{1}, T{2}, T{1000}, static_cast<T>(~T{0} / d)}) {
       const T m = static_cast<T>(k * d);
-      for (const T x : {m, static_cast<T>(m - 1), static_cast<T>(m + 1), static_cast<T>(m + d - 1)}) { xs.push_back(x); }
+      for (const T x : {m, static_cast<T>(m - 1), static_cast<T>(m + 1), static_cast<T>(m + d - 1)}) {
+        xs.push_back(x);
+      }
     }
     xs.push_back(~T{0});
     xs.push_back(static_cast<T>(~T{0} - 1));

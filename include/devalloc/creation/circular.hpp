@@ -234,8 +234,8 @@ class basic_circular {
     heap.sub_heaps_ = h;
     heap.segments_ = h * levels;
     if (units - heap.segment_start(heap.segments_ - 1) >= no_chunk) {
-      detail::throw_error("Circular: a segment of this " + std::to_string(pool.bytes) +
-                          "-byte pool would hold " + std::to_string(units - heap.segment_start(heap.segments_ - 1)) +
+      detail::throw_error("Circular: a segment of this " + std::to_string(pool.bytes) + "-byte pool would hold " +
+                          std::to_string(units - heap.segment_start(heap.segments_ - 1)) +
                           " units of 16 bytes; chunk offsets inside a segment are 32-bit (at most " +
                           std::to_string(no_chunk - 1) + "): use a smaller pool or more sub-heaps (CircularMulti)");
     }
@@ -277,7 +277,9 @@ class basic_circular {
       if (k == segments_) { defragment(); }  // a whole lap found nothing
       const offset_type u = search(s, need, k >= segments_);
       if (u != no_chunk) {
-        if (k != 0) { detail::device_atomic<std::uint32_t>(current_[sub_heap()]).store(s, detail::memory_order_relaxed); }
+        if (k != 0) {
+          detail::device_atomic<std::uint32_t>(current_[sub_heap()]).store(s, detail::memory_order_relaxed);
+        }
         return header_at(s, u) + header_bytes;
       }
       s = s + 1 == segments_ ? 0 : s + 1;
@@ -619,11 +621,11 @@ class basic_circular {
     }
   }
 
-  std::uint32_t* current_ = nullptr;  // [sub_heaps]: the segment where a sub-heap's search starts
-  std::uint32_t* reg_ = nullptr;      // [segments]: walkers registered | merging
-  offset_type* hint_ = nullptr;       // [segments]: where a segment's search starts
-  char* base_ = nullptr;              // the data area
-  std::uint64_t units_ = 0;           // chunks cover the heap's units [0, units_)
+  std::uint32_t* current_ = nullptr;           // [sub_heaps]: the segment where a sub-heap's search starts
+  std::uint32_t* reg_ = nullptr;               // [segments]: walkers registered | merging
+  offset_type* hint_ = nullptr;                // [segments]: where a segment's search starts
+  char* base_ = nullptr;                       // the data area
+  std::uint64_t units_ = 0;                    // chunks cover the heap's units [0, units_)
   detail::fixed_divisor<std::uint64_t> root_;  // R: units per segment
   std::uint32_t sub_heaps_ = 1;
   std::uint32_t levels_ = 1;

@@ -187,9 +187,8 @@ struct chunk_header_fused {
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool release(void* h, const chunk_view& v) noexcept
   {
     std::uint64_t expected = v.raw;
-    return v.state == chunk_used &&
-           device_atomic<std::uint64_t>(word(h)).compare_exchange_strong(expected, pack(chunk_free, v.next),
-                                                                         memory_order_release, memory_order_relaxed);
+    return v.state == chunk_used && device_atomic<std::uint64_t>(word(h)).compare_exchange_strong(
+                                      expected, pack(chunk_free, v.next), memory_order_release, memory_order_relaxed);
   }
 };
 
