@@ -259,7 +259,8 @@ void test_prob(Context& ctx)
 /// One allocation and one deallocation. Coalesced: the warp's lowest active lane allocates for
 /// all active lanes and hands out slices (the coalescing V&H add to every allocator).
 template <class E, bool Coalesced>
-__global__ void register_probe(typename E::allocator::handle_type heap, std::size_t bytes, unsigned* sink)
+__device__ __forceinline__ void register_probe_body(typename E::allocator::handle_type heap, std::size_t bytes,
+                                                    unsigned* sink)
 {
   void* p = nullptr;
   if constexpr (Coalesced) {
@@ -280,6 +281,25 @@ __global__ void register_probe(typename E::allocator::handle_type heap, std::siz
     if (p == nullptr) { atomicAdd(sink, 1u); }
     heap.dealloc(p);
   }
+}
+
+template <class E, bool Coalesced>
+__global__ void register_probe(typename E::allocator::handle_type heap, std::size_t bytes, unsigned* sink)
+{
+  register_probe_body<E, Coalesced>(heap, bytes, sink);
+}
+
+/// The uncoalesced probe compiled with at most `probe_register_cap` registers (__maxnreg__):
+/// whatever does not fit spills to local memory (cudaFuncAttributes::localSizeBytes). Issue 13's
+/// question for the Circular family: does an alloc and a free fit in 24 registers? nvcc's own
+/// count (`registers`) does not answer it: ptxas takes up to 32 registers wherever that costs no
+/// occupancy (64 K registers / 2048 threads per multiprocessor), needed or not.
+constexpr int probe_register_cap = 24;
+template <class E>
+__global__ void __maxnreg__(probe_register_cap)
+  register_probe_capped(typename E::allocator::handle_type heap, std::size_t bytes, unsigned* sink)
+{
+  register_probe_body<E, false>(heap, bytes, sink);
 }
 
 namespace {
@@ -361,6 +381,14 @@ void test_registers(Context& ctx)
         DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&attr, fn));
         out.rec.set("registers", attr.numRegs).set("local_bytes", static_cast<long long>(attr.localSizeBytes));
         out.rec.set("max_threads_per_block", attr.maxThreadsPerBlock).set("registers_source", "cudaFuncGetAttributes");
+        if (!coalesced) {
+          cudaFuncAttributes capped{};
+          DEVALLOC_CUDA_TRY(
+            cudaFuncGetAttributes(&capped, reinterpret_cast<const void*>(&register_probe_capped<E>)));
+          out.rec.set("register_cap", probe_register_cap)
+            .set("registers_capped", capped.numRegs)
+            .set("local_bytes_capped", static_cast<long long>(capped.localSizeBytes));
+        }
         const std::string want = std::string("devalloc_bench::register_probe<devalloc_bench::entries::") +
                                  E::identifier + ", " + (coalesced ? "true" : "false") + ">";
         out.rec.set("registers_cuobjdump", nullptr).set("cuobjdump_note", dump_note);
@@ -373,6 +401,8 @@ void test_registers(Context& ctx)
           register_probe<E, true><<<1, 32>>>(lease.handle(), 16, sink.data());
         } else {
           register_probe<E, false><<<1, 32>>>(lease.handle(), 16, sink.data());
+          DEVALLOC_CUDA_TRY(cudaGetLastError());
+          register_probe_capped<E><<<1, 32>>>(lease.handle(), 16, sink.data());
         }
         DEVALLOC_CUDA_TRY(cudaGetLastError());
         DEVALLOC_CUDA_TRY(cudaDeviceSynchronize());
