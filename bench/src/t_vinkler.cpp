@@ -383,8 +383,7 @@ void test_registers(Context& ctx)
         out.rec.set("max_threads_per_block", attr.maxThreadsPerBlock).set("registers_source", "cudaFuncGetAttributes");
         if (!coalesced) {
           cudaFuncAttributes capped{};
-          DEVALLOC_CUDA_TRY(
-            cudaFuncGetAttributes(&capped, reinterpret_cast<const void*>(&register_probe_capped<E>)));
+          DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&capped, reinterpret_cast<const void*>(&register_probe_capped<E>)));
           out.rec.set("register_cap", probe_register_cap)
             .set("registers_capped", capped.numRegs)
             .set("local_bytes_capped", static_cast<long long>(capped.localSizeBytes));
