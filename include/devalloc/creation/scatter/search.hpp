@@ -58,6 +58,13 @@ class search : public multi_page<Config> {
   static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
   /// Rounds of the directory path before a request falls back to the walk.
   static constexpr std::uint32_t directory_rounds = 4;
+  /// Directory scans after the rounds, before the walk. A scan reads each entry once, shared by
+  /// the lanes that scan together; in the tightest heaps some lanes came out of it empty
+  /// while room was still being handed back (reservations that over-counted, given back), and
+  /// the walk then spent the last free pages on single groups: H100 probe, 2^17 threads x 16-256 B
+  /// at 90 % fill, 160 and 656 nullptr of 786 432 requests with one scan, none in five runs with
+  /// two (docs/scatter.md, Search, item 5).
+  static constexpr std::uint32_t scan_passes = 2;
   /// Words of the free-page map (64 pages each) a request reads for a new page before the walk.
   static constexpr std::uint32_t claim_words = 16;
   /// Times a lane that lost its slot's install CAS follows the slot with its page in hand
@@ -217,8 +224,10 @@ class search : public multi_page<Config> {
       DEVALLOC_PROBE(round_again);
     }
     // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
-    // while they still have room), then the walk.
-    if (void* p = scan_directory(cls, fresh)) { return p; }
+    // while they still have room), scan_passes times, then the walk.
+    for (std::uint32_t pass = 0; pass < scan_passes; ++pass) {
+      if (void* p = scan_directory(cls, fresh)) { return p; }
+    }
     // The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page.
     DEVALLOC_PROBE(walk);
     const std::uint64_t hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0);
@@ -492,43 +501,89 @@ class search : public multi_page<Config> {
   }
 
   /// Every directory entry that may name a page of chunk size `cls` — the class page, the class'
-  /// row, then the whole-warp slots — read `scan_batch` at a time from the caller's own slot onwards (lanes
-  /// start apart), reserving by CAS (never over-counts) on the first page of this chunk size with
-  /// room. nullptr if none has room. Runs only after the directory rounds failed (alloc_chunk):
-  /// in a tight heap the pages the slots keep open are where the room is, and
-  /// reading a few thousand entries is cheaper than the walk over every page's state.
+  /// row, then the whole-warp slots — read by the lanes of the warp that scan for this class
+  /// together (match_any; any subset of a warp): each lane reads scan_batch entries a step and the
+  /// states of the pages they name, all loads of a step independent (two memory latencies a step),
+  /// so a group of k lanes reads k x scan_batch entries a step. The pages found with room of this
+  /// chunk size serve the group one page at a time: the lowest lane still without a chunk reserves
+  /// for all such lanes by CAS (reserve_up_to: never over-counts). Returns nullptr for a lane the
+  /// whole scan found no room for. Runs only after the directory rounds failed (alloc_chunk): in
+  /// a tight heap the pages the slots keep open are where the room is, and reading a few thousand
+  /// entries is cheaper than the walk over every page's state. On a reset heap it is the launch's
+  /// tail: the few requests that lose every round to contention scan, and the kernel waits for
+  /// them (docs/scatter.md, Search, item 5). Before, each lane read its entries alone, one state
+  /// after another.
   /// A class of one chunk a page reads nothing: such a page is never put into the directory with
   /// room (every group of it takes pages directly, and its free leaves no live chunk to offer),
   /// and a scan takes about a millisecond under load while the kernel waits for its slowest lane
-  /// (devalloc-bench on an H100, 2^17 threads x 4 KiB at 90 % fill: 45 M -> 0.81 G allocs/s;
-  /// docs/scatter.md, Search, item 5).
+  /// (devalloc-bench on an H100, 2^17 threads x 4 KiB at 90 % fill: 45 M -> 0.81 G allocs/s).
   DEVALLOC_DEVICE void* scan_directory(std::uint32_t cls, const page_layout& fresh) const noexcept
   {
     if (fresh.spots == 1u) { return nullptr; }
     DEVALLOC_PROBE(directory_scan);
+    const std::uint32_t peers = detail::match_any(detail::active_mask(), cls);
+    const unsigned lane = detail::lane_id();
+    const unsigned leader = detail::leader_lane(peers);
+    const std::uint32_t rank = detail::rank_in(peers);
+    const std::uint32_t k = detail::popcount(peers);
     const std::uint32_t cls_index = class_index(cls);
-    const std::uint32_t lane = detail::lane_id();
     const std::uint32_t* rows[3] = {&class_page(cls), class_row(cls_index), warp_row()};
     const std::uint32_t counts[3] = {1u, slots_, warp_slots_};
-    const std::uint32_t starts[3] = {0u, small_slot_key() + lane, warp_slot_key(cls_index) + lane};
+    // The group starts at its own slots (groups of different lanes of a multiprocessor apart).
+    const std::uint32_t starts[3] = {0u, small_slot_key() + leader, warp_slot_key(cls_index) + leader};
+    void* out = nullptr;
     for (std::uint32_t r = 0; r < 3; ++r) {
       const std::uint32_t n = counts[r];
-      for (std::uint32_t seen = 0; seen < n; seen += scan_batch) {
+      // Every lane of the group runs the same steps (n, k are the group's): the ballots and
+      // shuffles below see all of `peers`.
+      for (std::uint32_t step = 0; step < n; step += k * scan_batch) {
         std::uint32_t entries[scan_batch];
         DEVALLOC_UNROLL
         for (std::uint32_t j = 0; j < scan_batch; ++j) {
-          entries[j] = seen + j < n ? detail::atomic_load_relaxed(rows[r][(starts[r] + seen + j) % n]) : 0u;
+          const std::uint32_t pos = step + j * k + rank;  // the group's loads of one j are neighbours
+          entries[j] = pos < n ? detail::atomic_load_relaxed(rows[r][(starts[r] + pos) % n]) : 0u;
         }
+        std::uint64_t seen_states[scan_batch];
+        DEVALLOC_UNROLL
         for (std::uint32_t j = 0; j < scan_batch; ++j) {
-          if (entries[j] == 0) { continue; }
-          const std::uint32_t page = entries[j] - 1u;
-          const std::uint64_t seen_state = load_state(states_, page);
-          if (!has_room(seen_state, cls, fresh.spots)) { continue; }
-          if (void* p = reserve(page, cls, fresh)) { return p; }
+          seen_states[j] = entries[j] != 0 ? load_state(states_, entries[j] - 1u) : 0u;
+        }
+        std::uint32_t room = 0;  // bit j: entries[j] names a page of this chunk size with room
+        DEVALLOC_UNROLL
+        for (std::uint32_t j = 0; j < scan_batch; ++j) {
+          if (entries[j] != 0 && has_room(seen_states[j], cls, fresh.spots)) { room |= 1u << j; }
+        }
+        for (;;) {
+          const std::uint32_t needy = detail::ballot(peers, out == nullptr);
+          if (needy == 0) { return out; }
+          const std::uint32_t finders = detail::ballot(peers, room != 0u);
+          if (finders == 0) { break; }
+          // The lowest lane that found a page offers its first one to the group.
+          const unsigned finder = detail::leader_lane(finders);
+          std::uint32_t offered = 0;
+          if (lane == finder) {
+            const unsigned first = detail::lowest_bit(room);
+            room &= room - 1u;
+            DEVALLOC_UNROLL
+            for (std::uint32_t j = 0; j < scan_batch; ++j) {
+              if (j == first) { offered = entries[j]; }
+            }
+          }
+          const std::uint32_t page = detail::shuffle(peers, offered, finder) - 1u;
+          const unsigned reserver = detail::leader_lane(needy);
+          std::uint32_t grant = 0;
+          if (lane == reserver) { grant = reserve_up_to(page, cls, fresh, detail::popcount(needy)); }
+          // The reserver's acquire happens before every member's bit claim.
+          detail::sync_lanes(peers);
+          grant = detail::shuffle(peers, grant, reserver);
+          if (out == nullptr) {
+            const std::uint32_t my = detail::rank_in(needy);
+            if (my < (grant & 63u)) { out = take_spot(page, cls, fresh, (grant >> 6) + my); }
+          }
         }
       }
     }
-    return nullptr;
+    return out;
   }
 
   /// After a claim that left `used` of its map word's 64 pages taken: sets or clears the
@@ -541,7 +596,8 @@ class search : public multi_page<Config> {
     if (was != 0u && used <= dense_clear_bits) { flag.store(0u, detail::memory_order_relaxed); }
   }
 
-  /// Directory entries scan_directory reads together (independent loads, one memory latency).
+  /// Directory entries each lane of scan_directory reads a step (with the states of their pages:
+  /// independent loads, two memory latencies a step).
   static constexpr std::uint32_t scan_batch = 8;
 
   /// A free made page `page` (chunk size `chunk`, `spots` chunks) non-full: offer it to the
@@ -628,8 +684,13 @@ class search : public multi_page<Config> {
   /// Pass 0 for one page, for the lanes of the warp that arrive at this page together with the
   /// same size (match_any; any subset of a warp, on either backend): the lowest
   /// lane acts for all k of them with one atomic — it takes a free page from the free-page map
-  /// and opens it keeping min(k, chunks) reservations, or reserves k on a page of a fitting chunk
-  /// size with one fetch_add(k) and gives back what the page had no room for — then each lane with
+  /// and opens it keeping min(k, chunks) reservations, or reserves k on a page of their own class
+  /// (the exact chunk size) with one fetch_add(k) and gives back what the page had no room for
+  /// (larger chunks that accepts() allows are left to the exhaustive pass 1: with the directory scan
+  /// shared by a warp's lanes, more requests reach the walk while a tight heap still has pages
+  /// of larger classes with room, and taking those chunks for small requests failed the Scatter
+  /// suite's Shrink<256> alignment test in 7 of 130 H100 runs; with the exact class, 0 of 120:
+  /// results/gpu/2026-11-26_4308cc5_H100/scan-variants.log) — then each lane with
   /// a reservation takes its spot (bit) from its own reservation index. Lanes left without a
   /// reservation go on searching alone. The only wait is __syncwarp(peers) for the leader, who
   /// never waits for anyone.
@@ -656,8 +717,9 @@ class search : public multi_page<Config> {
           chunk = cls;
           grant = granted;
         }
-      } else if (accepts(c, size)) {
-        // Used page: alloc lines 23-27.
+      } else if (c == cls) {
+        // Used page of the request's own class (alloc lines 23-27 with the exact chunk size: a
+        // larger chunk, which accepts() allows up to wastefactor times the request, only in pass 1).
         const std::uint32_t spots = c == cls ? fresh.spots : layout_of(c).spots;
         if (count_of(seen) < spots) {
           // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
@@ -686,21 +748,34 @@ class search : public multi_page<Config> {
     return take_spot(page, chunk, layout, (grant >> 8) + rank);
   }
 
-  /// Reserves one chunk on a page whose chunk size was seen to be `chunk` by CAS, which never
-  /// over-counts (the exhaustive pass), then picks the spot.
-  DEVALLOC_DEVICE void* reserve(std::uint32_t page, std::uint32_t chunk, const page_layout& layout) const noexcept
+  /// Reserves up to `want` (1..63) chunks on page `page` if it is split into chunks of exactly
+  /// `chunk` bytes (`layout`) and has room, by CAS, which never over-counts (the exhaustive pass,
+  /// the directory scan: tight heaps). Returns first reservation index << 6 | chunks reserved
+  /// (0: none); the caller takes the spots from that index.
+  DEVALLOC_DEVICE std::uint32_t reserve_up_to(std::uint32_t page, std::uint32_t chunk, const page_layout& layout,
+                                              std::uint32_t want) const noexcept
   {
     detail::device_atomic<std::uint64_t> state(states_[page]);
     std::uint64_t old = state.load(detail::memory_order_relaxed);
+    std::uint32_t got = 0;
     for (;;) {
-      if (!has_room(old, chunk, layout.spots)) { return nullptr; }
+      if (!has_room(old, chunk, layout.spots)) { return 0u; }
       DEVALLOC_PROBE(reserve);
-      if (state.compare_exchange_weak(old, old + 1u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+      got = layout.spots - count_of(old) < want ? layout.spots - count_of(old) : want;
+      if (state.compare_exchange_weak(old, old + got, detail::memory_order_acquire, detail::memory_order_relaxed)) {
         break;
       }
     }
-    account_increment(page, old, chunk, layout.spots);
-    return take_spot(page, chunk, layout, count_of(old));
+    account_increment(page, old, chunk, layout.spots, got);
+    return count_of(old) << 6 | got;
+  }
+
+  /// One chunk of page `page` (reserve_up_to for one), its spot taken; nullptr if the page has no
+  /// room of chunk size `chunk`.
+  DEVALLOC_DEVICE void* reserve(std::uint32_t page, std::uint32_t chunk, const page_layout& layout) const noexcept
+  {
+    const std::uint32_t grant = reserve_up_to(page, chunk, layout, 1u);
+    return grant != 0 ? take_spot(page, chunk, layout, grant >> 6) : nullptr;
   }
 
   /// Opens page `page`, which the caller has taken in the free-page map (so its chunk size is 0
