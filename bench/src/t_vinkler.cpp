@@ -373,6 +373,7 @@ void test_registers(Context& ctx)
       CellSpec spec;
       spec.params.set("variant", coalesced ? "coalesced" : "uncoalesced").set("size", 16).set("threads", 32);
       spec.heap_bytes = std::size_t{16} << 20;
+      spec.exempt_from_budget = true;
       run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
 #if DEVALLOC_BACKEND_CUDA
         cudaFuncAttributes attr{};
