@@ -87,10 +87,11 @@ using scatter_coalesce_block = Allocator<creation::Scatter<>, distribution::Coal
 // ---- Issue 13: the CMalloc family and AWMalloc (creation/circular.hpp, creation/unsafe_wrap.hpp) ----
 
 /// CMalloc (Vinkler & Havran §5.2): a circular list of chunks with 8-byte headers, pre-split as a
-/// binary heap, split on allocation and merged on free; few registers. Heaps up to 64 GiB.
+/// binary heap, split on allocation and merged on free; few registers. Any heap whose segments
+/// hold fewer than 2^32 units of 16 bytes (every pool below terabytes).
 using circular =
   Allocator<creation::Circular, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
-/// CFMalloc (§5.3): CMalloc with the flag fused into a 64-bit next word (any heap size).
+/// CFMalloc (§5.3): CMalloc with the flag fused into a 64-bit next word (one CAS validates both).
 using circular_fused = Allocator<creation::CircularFused, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
                                  alignment::Shrink<16>>;
 /// CMMalloc (§5.4): CMalloc with one sub-heap and offset per multiprocessor (fewer conflicts).

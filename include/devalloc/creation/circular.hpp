@@ -6,7 +6,7 @@
 // Allocator for GPUs", §5.2-5.4, Algorithm 3), made safe under any scheduling:
 //
 //   Circular            CMalloc   (§5.2): header = 32-bit flag + 32-bit next; one memOffset
-//   CircularFused       CFMalloc  (§5.3): flag fused into a 64-bit next word (any heap size)
+//   CircularFused       CFMalloc  (§5.3): flag fused into a 64-bit word with the next offset
 //   CircularMulti       CMMalloc  (§5.4): one sub-heap and offset per multiprocessor
 //   CircularFusedMulti  CFMMalloc (§5.4): both
 //
@@ -17,7 +17,8 @@
 // 8-byte header (detail/chunk_header.hpp) followed by its payload; chunk boundaries sit at
 // 16 u + 8 bytes (u = offset in 16-byte units), so every payload starts 16-byte aligned and every
 // chunk is a multiple of 16 bytes. Chunks are linked by the next offsets in their headers, in
-// address order; the chain is circular (after the last chunk comes the first).
+// address order, each counted from the start of its segment (below; 32-bit); the search goes
+// round the segments in a circle (after the last segment comes the first).
 //
 // Pre-split (eq. 1). The data area is H sub-heaps (H = 1, or the number of multiprocessors for the
 // Multi variants) of L levels of R units each; level l of a sub-heap is split into 2^l chunks of
@@ -632,7 +633,7 @@ class basic_circular {
   std::uint32_t segments_ = 1;
 };
 
-/// CMalloc (§5.2): 32-bit flag + 32-bit next (heaps up to 64 GiB), one offset.
+/// CMalloc (§5.2): 32-bit flag + 32-bit next (segment-relative), one offset.
 using Circular = basic_circular<detail::chunk_header_split, CircularConfig>;
 /// CFMalloc (§5.3): the flag fused into a 64-bit next word, one offset.
 using CircularFused = basic_circular<detail::chunk_header_fused, CircularConfig>;
