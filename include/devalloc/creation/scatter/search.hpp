@@ -720,7 +720,7 @@ class search : public multi_page<Config> {
       } else if (c == cls) {
         // Used page of the request's own class (alloc lines 23-27 with the exact chunk size: a
         // larger chunk, which accepts() allows up to wastefactor times the request, only in pass 1).
-        const std::uint32_t spots = c == cls ? fresh.spots : layout_of(c).spots;
+        const std::uint32_t spots = fresh.spots;
         if (count_of(seen) < spots) {
           // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
           DEVALLOC_PROBE(reserve);
