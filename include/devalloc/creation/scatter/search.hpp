@@ -689,11 +689,10 @@ class search : public multi_page<Config> {
   /// (larger chunks that accepts() allows are left to the exhaustive pass 1: with the directory scan
   /// shared by a warp's lanes, more requests reach the walk while a tight heap still has pages
   /// of larger classes with room, and taking those chunks for small requests failed the Scatter
-  /// suite's Shrink<256> alignment test in 7 of 130 H100 runs; with the exact class, 0 of 120:
-  /// results/gpu/2026-11-26_4308cc5_H100/scan-variants.log) — then each lane with
-  /// a reservation takes its spot (bit) from its own reservation index. Lanes left without a
-  /// reservation go on searching alone. The only wait is __syncwarp(peers) for the leader, who
-  /// never waits for anyone.
+  /// suite's Shrink<256> alignment test in 7 of 130 H100 runs; with the exact class, 0 of 60 (and 0 of 60 with it only
+  /// while the map is dense): results/gpu/2026-11-26_4308cc5_H100/scan-variants.log) — then each lane with a
+  /// reservation takes its spot (bit) from its own reservation index. Lanes left without a reservation go on searching
+  /// alone. The only wait is __syncwarp(peers) for the leader, who never waits for anyone.
   DEVALLOC_DEVICE void* try_page_group(std::uint32_t page, std::uint32_t size, const page_layout& fresh,
                                        std::uint32_t cls) const noexcept
   {
