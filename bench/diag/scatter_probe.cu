@@ -75,6 +75,10 @@ struct WarpSlots_ : ScatterConfig {  // directory slots of whole-warp groups
 struct Paper : ScatterConfig {  // the paper's super blocks (the walk's unit)
   static constexpr unsigned long long accessblocksize = 2ull << 30;
 };
+template <std::uint32_t Bytes>
+struct Page_ : ScatterConfig {  // another page size
+  static constexpr std::uint32_t pagesize = Bytes;
+};
 
 template <class Config, class Distribution = devalloc::distribution::Noop>
 using heap_of = devalloc::Allocator<devalloc::creation::Scatter<Config>, Distribution, devalloc::oom::ReturnNull,
@@ -670,6 +674,14 @@ int main(int argc, char** argv)
                 seq[seq.size() / 2]);
     TRY(cudaEventDestroy(e0));
     TRY(cudaEventDestroy(e1));
+  }
+  // PROBE_PAGES=1: the default and other page sizes only (8, 16 and 32 KiB).
+  if (std::getenv("PROBE_PAGES") != nullptr) {
+    both<Default>("default", p, cycles_per_us, mode);
+    both<Page_<8192>>("page8k", p, cycles_per_us, mode);
+    both<Page_<16384>>("page16k", p, cycles_per_us, mode);
+    both<Page_<32768>>("page32k", p, cycles_per_us, mode);
+    return 0;
   }
   if (std::getenv("PROBE_SIMD_ONLY") != nullptr) {
     both<Simd<Default>>("simd", p, cycles_per_us, mode);
