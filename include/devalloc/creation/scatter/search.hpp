@@ -70,6 +70,9 @@ class search : public multi_page<Config> {
   /// Times a lane that lost its slot's install CAS follows the slot with its page in hand
   /// (directory_round) before it gives the page back and comes round again.
   static constexpr std::uint32_t follow_tries = 16;
+  /// directory_round: the share followed the slot to another page (its grant is in grant_page,
+  /// grant). Above every page index, below page_bitmap::none - 1 (a lost page).
+  static constexpr std::uint32_t followed = detail::page_bitmap::none - 2u;
 
   using base::account_increment;
   using base::active_block_;
@@ -377,24 +380,28 @@ class search : public multi_page<Config> {
         }
         bool won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
                                                  detail::memory_order_relaxed);
-        if (!won && !opened && share_lanes == 1u && fresh.spots < fine_group) {
-          // Lost the slot to another group's page, in a class of fewer than fine_group chunks a
-          // page (requests over 512 B). A share of one lane keeps its page in hand and follows the
-          // slot: one reservation on the page the slot names now (its own page then goes back
-          // unused), or, when that page is full as well, its own page installed in its place; at
-          // most follow_tries times. Before, such groups (XMallocSIMD's combined 2048-byte chunks,
-          // one lane per warp) that arrived together each took a page, one won, the others gave
-          // theirs back and came round again, and a page of two chunks served two of them a round
-          // (docs/scatter.md, Search, item 5). No page is kept half-empty outside a slot.
+        if (!won && !opened) {
+          // Lost the slot to another group's page. The share keeps its page in hand and follows
+          // the slot: share_lanes reservations on the page the slot names now (its own page then
+          // goes back unused; lanes beyond a partial grant come round again), or, when that page
+          // cannot serve the class, its own page installed in its place; at most follow_tries
+          // times. Before, a loser gave its page back and came round again: a group of one lane
+          // in a class of two chunks a page (XMallocSIMD's combined 2048-byte chunks) was served
+          // two a round, and in tight heaps, whose few slots are shared by a dozen multiprocessor
+          // quarters, lost installs were most of the rounds (2^17 threads x 16-256 B at 80 % fill:
+          // 52 000 lost installs and 14 000 directory scans for 131 072 requests; docs/scatter.md,
+          // Search, item 2). No page is kept half-empty outside a slot.
           for (std::uint32_t t = 0; !won && t < follow_tries; ++t) {
             DEVALLOC_PROBE(follow_slot);
             std::uint32_t other_page = 0;
             std::uint32_t other = 0;
-            reserve_on_entry(expected, cls, fresh, 1u, other_page, other);
+            reserve_on_entry(expected, cls, fresh, share_lanes, other_page, other);
             if (other != 0) {
               free_map_.release(page, 1u, detail::memory_order_relaxed);
-              out = take_spot(other_page - 1u, cls, fresh, other >> 6);  // members == this lane
-              return out != nullptr ? round_result::served : round_result::again;
+              grant_page = other_page;  // the share's grant, handed to its members below
+              grant = other;
+              page = followed;
+              break;
             }
             // Replace only a page that cannot serve the class (full, another chunk size, reset):
             // a page still being opened, or one a free gave room meanwhile, keeps its slot, and
@@ -411,7 +418,7 @@ class search : public multi_page<Config> {
         }
         if (won) {
           installed = k < fine_group;  // small groups share their new page through the class page
-        } else if (!opened) {
+        } else if (!opened && page != followed) {
           DEVALLOC_PROBE(open_lost);
           free_map_.release(page, 1u, detail::memory_order_relaxed);
           page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
@@ -423,7 +430,16 @@ class search : public multi_page<Config> {
     // The share's first lane opened the page (and zeroed a hierarchical page's words) before
     // its members claim bits; it also tells them if it gave the page back.
     detail::sync_lanes(members);
-    page = detail::shuffle(members, page, detail::leader_lane(members));
+    const unsigned share_leader = detail::leader_lane(members);
+    page = detail::shuffle(members, page, share_leader);
+    if (page == followed) {
+      grant_page = detail::shuffle(members, grant_page, share_leader);
+      grant = detail::shuffle(members, grant, share_leader);
+      const std::uint32_t index = my - share_first;
+      if (index >= (grant & 63u)) { return round_result::again; }
+      out = take_spot(grant_page - 1u, cls, fresh, (grant >> 6) + index);
+      return out != nullptr ? round_result::served : round_result::again;
+    }
     if (page == detail::page_bitmap::none) { return round_result::no_free_page; }
     if (page >= pages_) { return round_result::again; }
     out = take_spot(page, cls, fresh, my - share_first);
