@@ -722,11 +722,8 @@ class list_heap {
       bool busy = false;
       flights(busy, start);
     }
-    // Ticks and ended merges only grow: their sum changes when either does. The in-flight words
-    // change when a worker takes memory privately or puts it back (a split, an absorbed successor,
-    // a merge): a round in which they changed saw a holder run, and is not stale either.
+    // Ticks and ended merges only grow: their sum changes when either does.
     std::uint64_t progress_seen = start.ticks + start.merges;
-    std::uint64_t flight_seen = 0;
     const std::uint64_t merges_allowed = std::uint64_t{patience} * arenas_ + 2u;
     std::uint32_t stale = 0;  // rounds since a merge last made progress
     for (std::uint32_t round = 0; stale < config::retry_rounds; ++round, ++stale) {
@@ -757,16 +754,8 @@ class list_heap {
       // fails after retry_rounds rounds: no wall-clock bound, so slow execution changes nothing.
       // A merge that ended is progress too (one of fewer than merge_tick chunks never ticks);
       // merges_allowed bounds how often that resets the count.
-      // Only rounds in which nobody was seen to run count (no merge tick or end, the in-flight
-      // words as in the round before): a stopped holder makes the request fail after
-      // retry_rounds of them once the others are quiet. Under compute-sanitizer racecheck a
-      // holder may go unscheduled for thousands of rounds while the others run: counting rounds
-      // without a merge's progress failed the list tests' churn there (4 of 5 runs, 598-7 592
-      // nullptr; docs/lists.md). Workers that keep taking and returning memory keep a request
-      // waiting only while their frees give it merges to see: merges_allowed still ends it.
-      if (watch.ticks + watch.merges != progress_seen || after != flight_seen) {
+      if (watch.ticks + watch.merges != progress_seen) {
         progress_seen = watch.ticks + watch.merges;
-        flight_seen = after;
         stale = 0;
       }
       // Backoff: 32 ns doubling to 64 us a pause, so the bound spans a merge of a large arena by
