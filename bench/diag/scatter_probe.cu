@@ -29,6 +29,9 @@
 #ifndef DIAG_PROBE
 #define DIAG_PROBE 0
 #endif
+#ifndef PROBE_MINIMAL
+#define PROBE_MINIMAL 0
+#endif
 
 __device__ void diag_probe(unsigned event);
 #define DEVALLOC_PROBE(e) diag_probe(::devalloc::detail::probe::e)
@@ -675,6 +678,14 @@ int main(int argc, char** argv)
     TRY(cudaEventDestroy(e0));
     TRY(cudaEventDestroy(e1));
   }
+#if PROBE_MINIMAL  // -DPROBE_MINIMAL=1: the default and XMallocSIMD only (a small binary for A/B builds)
+  if (std::getenv("PROBE_SIMD_ONLY") != nullptr) {
+    both<Simd<Default>>("simd", p, cycles_per_us, mode);
+    return 0;
+  }
+  both<Default>("default", p, cycles_per_us, mode);
+  return 0;
+#else
   // PROBE_PAGES=1: the default and other page sizes only (8, 16 and 32 KiB).
   if (std::getenv("PROBE_PAGES") != nullptr) {
     both<Default>("default", p, cycles_per_us, mode);
@@ -696,4 +707,5 @@ int main(int argc, char** argv)
   both<Paper>("paper", p, cycles_per_us, mode);
   both<Simd<Default>>("simd", p, cycles_per_us, mode);
   return 0;
+#endif
 }

@@ -165,6 +165,19 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t sm_id() noexcept
 #endif
 }
 
+/// Number of multiprocessor ids (CUDA: %nsmid, at least the largest sm_id() + 1; CPU:
+/// cpu_sm_count).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t sm_count() noexcept
+{
+#if DEVALLOC_BACKEND_CUDA
+  std::uint32_t n;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(n));
+  return n;
+#else
+  return cpu_sm_count;
+#endif
+}
+
 /// Global index of the calling warp, for hashing (CUDA: from the grid; CPU: the emulated warp's
 /// index in its launch, or the worker thread's sm_id() outside the emulator).
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t warp_id() noexcept

@@ -162,6 +162,15 @@ class search : public multi_page<Config> {
     return class_row(cls_index)[key % slots_];
   }
 
+  /// Whether the slot of a group of `lanes` lanes is shared by more multiprocessor quarters (or,
+  /// for whole-warp groups, more co-resident warps) than it has keys for: a small heap's few slots.
+  DEVALLOC_DEVICE bool slot_shared(std::uint32_t lanes) const noexcept
+  {
+    const std::uint32_t sms = detail::sm_count();
+    if (lanes >= fine_group && warp_slots_ != 0) { return warp_slots_ < 64u * sms; }
+    return slots_ < (lanes >= fine_group ? 16u : 4u) * sms;
+  }
+
   /// Directory row of chunk size `chunk` (16-byte classes folded onto directory_classes rows).
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t class_index(std::uint32_t chunk) noexcept
   {
@@ -380,17 +389,20 @@ class search : public multi_page<Config> {
         }
         bool won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
                                                  detail::memory_order_relaxed);
-        if (!won && !opened) {
+        if (!won && !opened && ((share_lanes == 1u && fresh.spots < fine_group) || slot_shared(k))) {
           // Lost the slot to another group's page. The share keeps its page in hand and follows
           // the slot: share_lanes reservations on the page the slot names now (its own page then
           // goes back unused; lanes beyond a partial grant come round again), or, when that page
           // cannot serve the class, its own page installed in its place; at most follow_tries
-          // times. Before, a loser gave its page back and came round again: a group of one lane
-          // in a class of two chunks a page (XMallocSIMD's combined 2048-byte chunks) was served
-          // two a round, and in tight heaps, whose few slots are shared by a dozen multiprocessor
-          // quarters, lost installs were most of the rounds (2^17 threads x 16-256 B at 80 % fill:
-          // 52 000 lost installs and 14 000 directory scans for 131 072 requests; docs/scatter.md,
-          // Search, item 2). No page is kept half-empty outside a slot.
+          // times. Done by a share of one lane in a class of fewer than fine_group chunks a page
+          // (XMallocSIMD's combined 2048-byte chunks: the losers that gave their page back and
+          // came round were served two a round), and by any share whose slot is shared by more
+          // multiprocessor quarters (or co-resident warps) than it has keys for: in small heaps,
+          // lost installs were most of the rounds and sent requests to the directory scan (2^17
+          // threads x 16-256 B at 80 % fill: 52 000 lost installs and 14 000 scans for 131 072
+          // requests). Elsewhere a loser gives its page back and comes round: following there
+          // cost 2^20 threads x 16-256 B in a 1 GiB heap 19 % (docs/scatter.md, Search, item 2).
+          // No page is kept half-empty outside a slot.
           for (std::uint32_t t = 0; !won && t < follow_tries; ++t) {
             DEVALLOC_PROBE(follow_slot);
             std::uint32_t other_page = 0;
