@@ -162,11 +162,14 @@ class search : public multi_page<Config> {
     return class_row(cls_index)[key % slots_];
   }
 
-  /// Whether the slot of a group of `lanes` lanes is shared by more multiprocessor quarters (or,
-  /// for whole-warp groups, more co-resident warps) than it has keys for: a small heap's few slots.
+  /// Whether the slots of groups of `lanes` lanes are fewer than the keys that pick them (slot_for:
+  /// 4 multiprocessor quarters per multiprocessor for small groups, 16 per multiprocessor for whole
+  /// warps without warp slots, and up to 64 co-resident warps per multiprocessor for the warp
+  /// slots), so that one slot serves warps of several multiprocessors: a small heap's few slots
+  /// (slots_for, warp_slots_for). directory_round lets losers of a shared slot's install follow it.
   DEVALLOC_DEVICE bool slot_shared(std::uint32_t lanes) const noexcept
   {
-    const std::uint32_t sms = detail::sm_count();
+    const std::uint32_t sms = detail::sm_count();  // %nsmid: 132 on an H100 SXM
     if (lanes >= fine_group && warp_slots_ != 0) { return warp_slots_ < 64u * sms; }
     return slots_ < (lanes >= fine_group ? 16u : 4u) * sms;
   }
