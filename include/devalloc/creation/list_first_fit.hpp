@@ -60,7 +60,7 @@ struct basic_list_first_fit_config {
                 "basic_list_first_fit_config: RetryRounds must be at least 1 (one scan after merging; raise it "
                 "if requests fail while others split chunks)");
 
-  /// "ListFirstFit<arenas=1, bins=128, retry_rounds=1024>"
+  /// "ListFirstFit<arenas=1, bins=128, retry_rounds=16384>"
   static std::string classname()
   {
     return "ListFirstFit<arenas=1, bins=" + std::to_string(bins) + ", retry_rounds=" + std::to_string(retry_rounds) +

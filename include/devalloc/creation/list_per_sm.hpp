@@ -50,7 +50,7 @@ struct basic_list_per_sm_config {
                 "basic_list_per_sm_config: RetryRounds must be at least 1 (one scan after merging; raise it if "
                 "requests fail while others split chunks)");
 
-  /// "ListPerSM<arenas=per-multiprocessor, min_arena_bytes=65536, bins=128, retry_rounds=1024>"
+  /// "ListPerSM<arenas=per-multiprocessor, min_arena_bytes=65536, bins=128, retry_rounds=16384>"
   static std::string classname()
   {
     return "ListPerSM<arenas=" + (arenas == 0 ? std::string("per-multiprocessor") : std::to_string(arenas)) +
