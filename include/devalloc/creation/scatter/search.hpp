@@ -697,7 +697,7 @@ class search : public multi_page<Config> {
   DEVALLOC_DEVICE void* try_page(std::uint32_t page, std::uint32_t size, const page_layout& fresh, std::uint32_t cls,
                                  bool exhaustive) const noexcept
   {
-    if (!exhaustive) { return try_page_group(page, size, fresh, cls); }
+    if (!exhaustive) { return try_page_group(page, fresh, cls); }
     detail::device_atomic<std::uint64_t> state(states_[page]);
     const std::uint64_t seen = state.load(detail::memory_order_relaxed);
     const std::uint32_t chunk = chunk_of(seen);
@@ -713,7 +713,7 @@ class search : public multi_page<Config> {
   }
 
   /// Pass 0 for one page, for the lanes of the warp that arrive at this page together with the
-  /// same size (match_any; any subset of a warp, on either backend): the lowest
+  /// same size class (match_any; any subset of a warp, on either backend): the lowest
   /// lane acts for all k of them with one atomic — it takes a free page from the free-page map
   /// and opens it keeping min(k, chunks) reservations, or reserves k on a page of their own class
   /// (the exact chunk size) with one fetch_add(k) and gives back what the page had no room for
@@ -724,15 +724,15 @@ class search : public multi_page<Config> {
   /// while the map is dense): results/gpu/2026-11-26_4308cc5_H100/scan-variants.log) — then each lane with a
   /// reservation takes its spot (bit) from its own reservation index. Lanes left without a reservation go on searching
   /// alone. The only wait is __syncwarp(peers) for the leader, who never waits for anyone.
-  DEVALLOC_DEVICE void* try_page_group(std::uint32_t page, std::uint32_t size, const page_layout& fresh,
-                                       std::uint32_t cls) const noexcept
+  DEVALLOC_DEVICE void* try_page_group(std::uint32_t page, const page_layout& fresh, std::uint32_t cls) const noexcept
   {
     DEVALLOC_PROBE(page_try);
+    // Lanes of one class are interchangeable here: pass 0 opens a free page with the class' chunk
+    // size and reserves only on pages of exactly that size, which every request of the class fits.
     const std::uint32_t peers =
-      detail::match_any(detail::active_mask(), (static_cast<unsigned long long>(page) << 32) | size);
+      detail::match_any(detail::active_mask(), (static_cast<unsigned long long>(page) << 32) | cls);
     const unsigned leader = detail::leader_lane(peers);
     const std::uint32_t rank = detail::rank_in(peers);
-    std::uint32_t chunk = 0;
     std::uint32_t grant = 0;  // first reservation index << 8 | reservations granted
     if (rank == 0) {
       const std::uint32_t k = detail::popcount(peers);
@@ -744,7 +744,6 @@ class search : public multi_page<Config> {
         // Free page (alloc lines 16-19): ours if we take it in the free-page map.
         if (free_map_.claim_unit(page)) {
           open_page(page, cls, fresh, granted);
-          chunk = cls;
           grant = granted;
         }
       } else if (c == cls) {
@@ -759,7 +758,6 @@ class search : public multi_page<Config> {
           std::uint32_t got = 0;
           if (has_room(old, c, spots)) {
             got = spots - count_of(old) < k ? spots - count_of(old) : k;
-            chunk = c;
             grant = count_of(old) << 8 | got;
           }
           if (got < k) {
@@ -771,11 +769,9 @@ class search : public multi_page<Config> {
     }
     // The leader's acquire (and the bitfields it zeroed) happen before every member's bit claim.
     detail::sync_lanes(peers);
-    chunk = detail::shuffle(peers, chunk, leader);
     grant = detail::shuffle(peers, grant, leader);
     if (rank >= (grant & 0xFFu)) { return nullptr; }
-    const page_layout layout = chunk == cls ? fresh : layout_of(chunk);
-    return take_spot(page, chunk, layout, (grant >> 8) + rank);
+    return take_spot(page, cls, fresh, (grant >> 8) + rank);
   }
 
   /// Reserves up to `want` (1..63) chunks on page `page` if it is split into chunks of exactly
