@@ -17,6 +17,12 @@
 //   devalloc-scatter-probe harness [threads] [launches] [reps] [lo] [hi]   (default configuration: what
 //                                  devalloc-bench's probability kernel adds to the allocator's time)
 //
+// Environment: PROBE_RESET=1 resets the heap before every repetition (devalloc-bench's cells start on
+// fresh heaps); PROBE_HEAP=<bytes> sets tput/mix's heap (devalloc-bench's fill cells); PROBE_DEFAULT_ONLY,
+// PROBE_SIMD_ONLY and PROBE_PAGES (the default and 8, 16, 32 KiB pages) pick the configurations.
+// Built with -DPROBE_MINIMAL=1 it holds only the default and XMallocSIMD (a small binary for A/B
+// builds of the library with nvcc by hand).
+//
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
 #include <algorithm>
 #include <cstdint>
