@@ -684,34 +684,26 @@ int main(int argc, char** argv)
     TRY(cudaEventDestroy(e0));
     TRY(cudaEventDestroy(e1));
   }
-#if PROBE_MINIMAL  // -DPROBE_MINIMAL=1: the default and XMallocSIMD only (a small binary for A/B builds)
   if (std::getenv("PROBE_SIMD_ONLY") != nullptr) {
     both<Simd<Default>>("simd", p, cycles_per_us, mode);
     return 0;
   }
   both<Default>("default", p, cycles_per_us, mode);
-  return 0;
-#else
+  if (PROBE_MINIMAL || mode == Mode::harness || std::getenv("PROBE_DEFAULT_ONLY") != nullptr) { return 0; }
+#if !PROBE_MINIMAL  // -DPROBE_MINIMAL=1: the default and XMallocSIMD only (a small binary for A/B builds)
   // PROBE_PAGES=1: the default and other page sizes only (8, 16 and 32 KiB).
   if (std::getenv("PROBE_PAGES") != nullptr) {
-    both<Default>("default", p, cycles_per_us, mode);
     both<Page_<8192>>("page8k", p, cycles_per_us, mode);
     both<Page_<16384>>("page16k", p, cycles_per_us, mode);
     both<Page_<32768>>("page32k", p, cycles_per_us, mode);
     return 0;
   }
-  if (std::getenv("PROBE_SIMD_ONLY") != nullptr) {
-    both<Simd<Default>>("simd", p, cycles_per_us, mode);
-    return 0;
-  }
-  both<Default>("default", p, cycles_per_us, mode);
-  if (mode == Mode::harness || std::getenv("PROBE_DEFAULT_ONLY") != nullptr) { return 0; }
   both<WarpSlots_<0>>("wslots0", p, cycles_per_us, mode);
   both<WarpSlots_<2048>>("wslots2k", p, cycles_per_us, mode);
   both<WarpSlots_<16384>>("wslots16k", p, cycles_per_us, mode);
   both<Slots_<128>>("slots128", p, cycles_per_us, mode);
   both<Paper>("paper", p, cycles_per_us, mode);
   both<Simd<Default>>("simd", p, cycles_per_us, mode);
-  return 0;
 #endif
+  return 0;
 }
