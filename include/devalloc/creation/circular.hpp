@@ -489,7 +489,8 @@ class basic_circular {
             continue;
           }
           offset_type after = next;
-          if (std::uint64_t{next - u} >= std::uint64_t{need} * config::max_frag) {
+          // next - u >= need * max_frag, without a 64-bit product (a value fewer to keep).
+          if ((next - u) / config::max_frag >= need) {
             after = u + need;
             Header::init(first + unit * after, detail::chunk_free, next);
           }

@@ -12,8 +12,11 @@
 //   chunk_header_split  CMalloc's header: a 32-bit flag word and a 32-bit next word. A claim is
 //                       one CAS on the flag word; the next word is re-read by the winner.
 //   chunk_header_fused  CFMalloc's header: the flag fused into the next offset, one 64-bit word
-//                       (next << 2 | state). A claim is one CAS on that word, which validates the
-//                       state and the next offset read together.
+//                       (next << 32 | state). A claim is one CAS on that word, which validates the
+//                       state and the next offset read together. The state and the offset each
+//                       fill one half, so the word read is the two registers a walker keeps anyway
+//                       (next << 2 | state took shifts and a third register: 24 instead of 16 bytes
+//                       of local memory under a 24-register cap, nvcc 13, sm_90; docs/cmalloc.md).
 //
 // States: free (can be claimed), claimed (its claimer is splitting it: the remainder is not linked
 // yet), used (owned by an allocation), absorbed (was a header, merged into the chunk before it;
@@ -138,13 +141,13 @@ struct chunk_header_fused {
   DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE static constexpr std::uint64_t pack(std::uint32_t state,
                                                                                 std::uint32_t next) noexcept
   {
-    return std::uint64_t{next} << 2 | state;
+    return std::uint64_t{next} << 32 | state;
   }
 
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static chunk_view load(void* h) noexcept
   {
     const std::uint64_t w = device_atomic<std::uint64_t>(word(h)).load(memory_order_acquire);
-    return {static_cast<std::uint32_t>(w & 3u), static_cast<std::uint32_t>(w >> 2), w};
+    return {static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(w >> 32), w};
   }
   /// (free, next) -> (claimed, next): succeeds only if state and next are still what was read.
   DEVALLOC_DEVICE DEVALLOC_FORCEINLINE static bool claim(void* h, const chunk_view& v) noexcept
