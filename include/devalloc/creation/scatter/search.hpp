@@ -548,6 +548,14 @@ class search : public multi_page<Config> {
   /// room (every group of it takes pages directly, and its free leaves no live chunk to offer),
   /// and a scan takes about a millisecond under load while the kernel waits for its slowest lane
   /// (devalloc-bench on an H100, 2^17 threads x 4 KiB at 90 % fill: 45 M -> 0.81 G allocs/s).
+  /// A class of fewer than fine_group chunks a page reads no whole-warp slots: its groups of
+  /// fine_group lanes or more fill whole pages (direct) and never install one there, so those
+  /// slots name its pages only by accident (a page reset and reopened for it while a stale slot
+  /// still named it). The 4 096 or so such entries of a 128 MiB heap were most of the scan, and
+  /// the scan of one lone lane was the launch's tail: XMallocSIMD's 64-byte requests (one
+  /// 2048-byte chunk a warp, two a page) at 2^18 threads on a reset heap ran 0.25-0.48 G
+  /// allocs/s, 1.9-2.6 G without those entries (H100 probe, 9 launches each; docs/scatter.md,
+  /// Search, item 5 (g)).
   DEVALLOC_DEVICE void* scan_directory(std::uint32_t cls, const page_layout& fresh) const noexcept
   {
     if (fresh.spots == 1u) { return nullptr; }
@@ -563,7 +571,8 @@ class search : public multi_page<Config> {
     // The group starts at its own slots (groups of different lanes of a multiprocessor apart).
     const std::uint32_t starts[3] = {0u, small_slot_key() + leader, warp_slot_key(cls_index) + leader};
     void* out = nullptr;
-    for (std::uint32_t r = 0; r < 3; ++r) {
+    const std::uint32_t rows_read = fresh.spots < fine_group ? 2u : 3u;  // no whole-warp slots: above
+    for (std::uint32_t r = 0; r < rows_read; ++r) {
       const std::uint32_t n = counts[r];
       // Every lane of the group runs the same steps (n, k are the group's): the ballots and
       // shuffles below see all of `peers`.
