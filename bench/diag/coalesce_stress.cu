@@ -5,7 +5,8 @@
 // verification errors of that test (results/gpu/2026-11-25_0c42e64_H100: coalesce-dynamic,
 // 270 336 threads x 128 B, 10 stamps) come from the coalescing code or from CUDA's malloc.
 //
-//   devalloc-coalesce-stress [threads=270336] [size=128] [launches=40] [rounds=3]
+//   devalloc-coalesce-stress [threads=270336] [size=128] [launches=40] [rounds=3] [only]
+//   (environment: DEVALLOC_STRESS_CUDA_HEAP=<bytes> sizes CUDA's malloc heap, default 2 GiB)
 //
 // Each launch: every thread allocates with p 0.75 (if it holds fewer than 8) and stamps the memory
 // (every word), then frees one of its allocations with p 0.75 after checking its stamp; after the
@@ -152,8 +153,11 @@ int main(int argc, char** argv)
   using namespace devalloc;
   using scatter_dynamic = Allocator<creation::Scatter<>, distribution::CoalesceDynamic<16>, oom::ReturnNull,
                                     reserve_pool::CudaMalloc, alignment::NoAlignment>;
-  const std::size_t cuda_heap = std::size_t{2} << 30;  // the process' CUDA heap, as devalloc-bench's
-  const std::size_t heap = std::size_t{1} << 30;       // scatter-ops' heap for this cell
+  // The process' CUDA heap, as devalloc-bench's; DEVALLOC_STRESS_CUDA_HEAP=<bytes> makes it small
+  // enough that superblock requests fail (the allocators' out-of-memory paths under this load).
+  const char* small_heap = std::getenv("DEVALLOC_STRESS_CUDA_HEAP");
+  const std::size_t cuda_heap = small_heap != nullptr ? std::strtoull(small_heap, nullptr, 0) : std::size_t{2} << 30;
+  const std::size_t heap = std::size_t{1} << 30;  // scatter-ops' heap for this cell
   std::printf("%u threads x %u B, p_alloc = p_free = 0.75, %u slots per thread, %u launches x %u rounds\n", n, size, K,
               launches, rounds);
   auto want = [&](const char* name) { return only.empty() || only == name; };
