@@ -6,11 +6,15 @@
 // 270 336 threads x 128 B, 10 stamps) come from the coalescing code or from CUDA's malloc.
 //
 //   devalloc-coalesce-stress [threads=270336] [size=128] [launches=40] [rounds=3] [only]
-//   (environment: DEVALLOC_STRESS_CUDA_HEAP=<bytes> sizes CUDA's malloc heap, default 2 GiB)
+//   (size 0: each allocation's size drawn in 16 .. 1552 B, the sizes of coalescing superblocks)
+//   (environment: DEVALLOC_STRESS_CUDA_HEAP=<bytes> sizes CUDA's malloc heap, default 2 GiB;
+//   DEVALLOC_STRESS_HEAP=<bytes> the Scatter heap of the scatter-* allocators, default 1 GiB;
+//   DEVALLOC_STRESS_STRIDE=k: only every k-th thread allocates and frees)
 //
 // Each launch: every thread allocates with p 0.75 (if it holds fewer than 8) and stamps the memory
 // (every word), then frees one of its allocations with p 0.75 after checking its stamp; after the
 // last launch every live allocation is checked and freed. A diagnostic, not part of the benchmark.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -25,11 +29,19 @@ using devalloc_bench::u32;
 using devalloc_bench::u64;
 constexpr u32 K = 8;
 
+// Only every g_stride-th thread allocates and frees (DEVALLOC_STRESS_STRIDE; 32: one lane a warp, as
+// the leaders of coalescing groups call the creation policy).
+__constant__ u32 g_stride = 1;
+
 struct Counters {
   u32 allocs, fails, frees, bad_stamps, bad_words;
 };
 
 // Every word of the allocation, where the benchmark's stamp() writes its first and last 4 bytes.
+// Bytes of an allocation: `size`, or with size 0 a size drawn from its tag in 16 .. 1552 (the sizes of
+// the coalescing superblocks of up to 32 lanes, for CUDA's malloc alone).
+__device__ u32 bytes_of(u32 size, u32 tag) { return size != 0 ? size : 16u * (1u + tag % 97u); }
+
 __device__ void stamp(void* p, u32 size, u32 tag)
 {
   u32* w = static_cast<u32*>(p);
@@ -47,16 +59,16 @@ template <class H>
 __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64 seed, u32 launch, u32 n, Counters* c)
 {
   const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) { return; }
+  if (i >= n || i % g_stride != 0) { return; }
   const u64 h = devalloc_bench::hash3(seed, launch, i);
   u32 m = counts[i];
   void** my = slots + static_cast<u64>(i) * K;
   u32* my_tag = tags + static_cast<u64>(i) * K;
   if (devalloc_bench::unit_real(h) < 0.75 && m < K) {
-    void* p = heap.alloc(size);
+    const u32 tag = devalloc_bench::make_tag(h, m);
+    void* p = heap.alloc(bytes_of(size, tag));
     if (p != nullptr) {
-      const u32 tag = devalloc_bench::make_tag(h, m);
-      stamp(p, size, tag);
+      stamp(p, bytes_of(size, tag), tag);
       my[m] = p;
       my_tag[m] = tag;
       ++m;
@@ -67,7 +79,7 @@ __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64
   }
   if (m > 0 && devalloc_bench::unit_real(devalloc_bench::mix64(h ^ 0x5bd1e995ull)) < 0.75) {
     const u32 j = static_cast<u32>(devalloc_bench::mix64(h ^ 0x27d4eb2full) % m);
-    const u32 bad = bad_words(my[j], size, my_tag[j]);
+    const u32 bad = bad_words(my[j], bytes_of(size, my_tag[j]), my_tag[j]);
     if (bad != 0) {
       atomicAdd(&c->bad_stamps, 1u);
       atomicAdd(&c->bad_words, bad);
@@ -85,10 +97,10 @@ template <class H>
 __global__ void drain(H heap, void** slots, u32* tags, u32* counts, u32 size, u32 n, Counters* c)
 {
   const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) { return; }
+  if (i >= n || i % g_stride != 0) { return; }
   for (u32 j = 0; j < counts[i]; ++j) {
     const u64 s = static_cast<u64>(i) * K + j;
-    const u32 bad = bad_words(slots[s], size, tags[s]);
+    const u32 bad = bad_words(slots[s], bytes_of(size, tags[s]), tags[s]);
     if (bad != 0) {
       atomicAdd(&c->bad_stamps, 1u);
       atomicAdd(&c->bad_words, bad);
@@ -146,8 +158,10 @@ int main(int argc, char** argv)
   const u32 launches = argc > 3 ? static_cast<u32>(std::strtoul(argv[3], nullptr, 0)) : 40u;
   const u32 rounds = argc > 4 ? static_cast<u32>(std::strtoul(argv[4], nullptr, 0)) : 3u;
   const std::string only = argc > 5 ? argv[5] : "";
-  if (n == 0 || size == 0 || size % 16 != 0 || launches == 0 || rounds == 0) {
-    std::fprintf(stderr, "usage: %s [threads] [size, multiple of 16] [launches] [rounds] [only]\n", argv[0]);
+  if (n == 0 || size % 16 != 0 || launches == 0 || rounds == 0) {
+    std::fprintf(stderr,
+                 "usage: %s [threads] [size, multiple of 16; 0: 16..1552 per allocation] [launches] [rounds] [only]\n",
+                 argv[0]);
     return 2;
   }
   using namespace devalloc;
@@ -155,9 +169,15 @@ int main(int argc, char** argv)
                                     reserve_pool::CudaMalloc, alignment::NoAlignment>;
   // The process' CUDA heap, as devalloc-bench's; DEVALLOC_STRESS_CUDA_HEAP=<bytes> makes it small
   // enough that superblock requests fail (the allocators' out-of-memory paths under this load).
+  if (const char* stride = std::getenv("DEVALLOC_STRESS_STRIDE")) {
+    const u32 k = std::max(1u, static_cast<u32>(std::strtoul(stride, nullptr, 0)));
+    DEVALLOC_CUDA_TRY(cudaMemcpyToSymbol(g_stride, &k, sizeof k));
+  }
   const char* small_heap = std::getenv("DEVALLOC_STRESS_CUDA_HEAP");
   const std::size_t cuda_heap = small_heap != nullptr ? std::strtoull(small_heap, nullptr, 0) : std::size_t{2} << 30;
-  const std::size_t heap = std::size_t{1} << 30;  // scatter-ops' heap for this cell
+  // scatter-ops' heap for this cell; DEVALLOC_STRESS_HEAP=<bytes> sizes it (Scatter's out-of-memory paths).
+  const char* scatter_heap = std::getenv("DEVALLOC_STRESS_HEAP");
+  const std::size_t heap = scatter_heap != nullptr ? std::strtoull(scatter_heap, nullptr, 0) : std::size_t{1} << 30;
   std::printf("%u threads x %u B, p_alloc = p_free = 0.75, %u slots per thread, %u launches x %u rounds\n", n, size, K,
               launches, rounds);
   auto want = [&](const char* name) { return only.empty() || only == name; };
