@@ -6,6 +6,7 @@
 // 270 336 threads x 128 B, 10 stamps) come from the coalescing code or from CUDA's malloc.
 //
 //   devalloc-coalesce-stress [threads=270336] [size=128] [launches=40] [rounds=3] [only]
+//   (only = mailbox-dynamic runs MailboxDynamic below, a diagnostic variant of CoalesceDynamic)
 //   (size 0: each allocation's size drawn in 16 .. 1552 B, the sizes of coalescing superblocks)
 //   (environment: DEVALLOC_STRESS_CUDA_HEAP=<bytes> sizes CUDA's malloc heap, default 2 GiB;
 //   DEVALLOC_STRESS_HEAP=<bytes> the Scatter heap of the scatter-* allocators, default 1 GiB;
@@ -54,6 +55,71 @@ __device__ u32 bad_words(const void* p, u32 size, u32 tag)
   for (u32 k = 0; k < size / 4; ++k) { bad += w[k] != devalloc_bench::tag_word(tag, 4 * k); }
   return bad;
 }
+
+// Diagnostic variant of distribution::CoalesceDynamic<16> (issue 15): the members of a group wait
+// for their leader to come back from the creation policy by polling a shared-memory flag, not at a
+// warp-synchronous shuffle; once it is back, everything is CoalesceDynamic's. If coalescing over
+// CUDA's malloc stops corrupting memory this way, the corruption needs lanes blocked in a warp
+// shuffle while their leader is inside CUDA's malloc. Not for use outside this tool (8 KiB of
+// static shared memory a block, a spin wait).
+class MailboxDynamic {
+ public:
+  struct config {};
+  using inner = devalloc::distribution::CoalesceDynamic<16>;
+  static constexpr bool combines_requests = true;
+  static constexpr std::size_t payload_alignment = 16;
+  static constexpr devalloc::creation_traits adjust_traits(devalloc::creation_traits t) noexcept
+  {
+    return inner::adjust_traits(t);
+  }
+
+  __device__ std::size_t collect(std::size_t bytes) noexcept
+  {
+    const unsigned arrived = __activemask();
+    group_ = __ballot_sync(arrived, bytes <= inner::max_request);
+    if (bytes > inner::max_request) { group_ = 0; }
+    if (group_ != 0) {
+      leader_ = static_cast<unsigned>(__ffs(static_cast<int>(group_)) - 1);
+      if ((threadIdx.x & 31u) == leader_) { *box() = 0u; }
+      __syncwarp(group_);  // the reset before any member polls
+    }
+    return inner_.collect(bytes);
+  }
+
+  __device__ void* distribute(void* block) noexcept
+  {
+    if (group_ != 0) {
+      volatile unsigned* flag = box();
+      if ((threadIdx.x & 31u) == leader_) {
+        __threadfence_block();
+        *flag = 1u;  // back from the creation policy
+      } else {
+        while (*flag == 0u) { __nanosleep(64); }
+      }
+    }
+    return inner_.distribute(block);
+  }
+
+  template <class Creation>
+  __device__ static devalloc::free_result deallocate(const Creation& creation, void* p) noexcept
+  {
+    return inner::deallocate(creation, p);
+  }
+
+  static std::string classname() { return "MailboxDynamic(diagnostic)"; }
+
+ private:
+  __device__ unsigned* box() const noexcept
+  {
+    __shared__ unsigned flags[32][32];  // [warp of the block][leader lane]
+    const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    return &flags[(t / 32u) % 32u][leader_];
+  }
+
+  inner inner_{};
+  unsigned group_ = 0;
+  unsigned leader_ = 0;
+};
 
 template <class H>
 __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64 seed, u32 launch, u32 n, Counters* c)
@@ -185,6 +251,11 @@ int main(int argc, char** argv)
     run<presets::coalesce_dynamic>("coalesce-dynamic", cuda_heap, n, size, launches, rounds);
   }
   if (want("coalesce-block")) { run<presets::coalesce_block>("coalesce-block", cuda_heap, n, size, launches, rounds); }
+  if (only == "mailbox-dynamic") {  // diagnostic only (MailboxDynamic): not part of the default set
+    using mailbox_dynamic = Allocator<creation::DeviceMalloc, MailboxDynamic, oom::ReturnNull,
+                                      reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+    run<mailbox_dynamic>("mailbox-dynamic", cuda_heap, n, size, launches, rounds);
+  }
   if (want("cuda-malloc")) {
     // CUDA's malloc alone takes about 0.25 s a launch at this load: 5 launches, unless the
     // command names it (`only`), which runs it as long as the others.
