@@ -10,7 +10,8 @@
 //   (size 0: each allocation's size drawn in 16 .. 1552 B, the sizes of coalescing superblocks)
 //   (environment: DEVALLOC_STRESS_CUDA_HEAP=<bytes> sizes CUDA's malloc heap, default 2 GiB;
 //   DEVALLOC_STRESS_HEAP=<bytes> the Scatter heap of the scatter-* allocators, default 1 GiB;
-//   DEVALLOC_STRESS_STRIDE=k: only every k-th thread allocates and frees)
+//   DEVALLOC_STRESS_STRIDE=k: only every k-th thread allocates and frees; DEVALLOC_STRESS_CROSS=1: each
+//   thread frees its neighbouring lane's allocations)
 //
 // Each launch: every thread allocates with p 0.75 (if it holds fewer than 8) and stamps the memory
 // (every word), then frees one of its allocations with p 0.75 after checking its stamp; after the
@@ -33,6 +34,8 @@ constexpr u32 K = 8;
 // Only every g_stride-th thread allocates and frees (DEVALLOC_STRESS_STRIDE; 32: one lane a warp, as
 // the leaders of coalescing groups call the creation policy).
 __constant__ u32 g_stride = 1;
+// 1: each thread frees its neighbouring lane's allocations (DEVALLOC_STRESS_CROSS=1; stride 1 only).
+__constant__ u32 g_cross = 0;
 
 struct Counters {
   u32 allocs, fails, frees, bad_stamps, bad_words;
@@ -143,20 +146,30 @@ __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64
       atomicAdd(&c->fails, 1u);
     }
   }
-  if (m > 0 && devalloc_bench::unit_real(devalloc_bench::mix64(h ^ 0x5bd1e995ull)) < 0.75) {
-    const u32 j = static_cast<u32>(devalloc_bench::mix64(h ^ 0x27d4eb2full) % m);
-    const u32 bad = bad_words(my[j], bytes_of(size, my_tag[j]), my_tag[j]);
+  counts[i] = m;
+  // DEVALLOC_STRESS_CROSS: the free below takes one of the neighbouring lane's allocations (lane
+  // i ^ 1), so that blocks are freed by another thread than the one that allocated them, as a
+  // coalescing superblock is (every lane takes part: a thread count that is a multiple of 32).
+  if (g_cross != 0) { __syncwarp(); }
+  const u32 q = g_cross != 0 ? (i ^ 1u) : i;
+  u32 mq = counts[q];
+  void** their = slots + static_cast<u64>(q) * K;
+  u32* their_tag = tags + static_cast<u64>(q) * K;
+  if (mq > 0 && devalloc_bench::unit_real(devalloc_bench::mix64(h ^ 0x5bd1e995ull)) < 0.75) {
+    const u32 j = static_cast<u32>(devalloc_bench::mix64(h ^ 0x27d4eb2full) % mq);
+    const u32 bad = bad_words(their[j], bytes_of(size, their_tag[j]), their_tag[j]);
     if (bad != 0) {
       atomicAdd(&c->bad_stamps, 1u);
       atomicAdd(&c->bad_words, bad);
     }
-    heap.dealloc(my[j]);
+    heap.dealloc(their[j]);
     atomicAdd(&c->frees, 1u);
-    --m;
-    my[j] = my[m];
-    my_tag[j] = my_tag[m];
+    --mq;
+    their[j] = their[mq];
+    their_tag[j] = their_tag[mq];
   }
-  counts[i] = m;
+  counts[q] = mq;
+  if (g_cross != 0) { __syncwarp(); }
 }
 
 template <class H>
@@ -238,6 +251,14 @@ int main(int argc, char** argv)
   if (const char* stride = std::getenv("DEVALLOC_STRESS_STRIDE")) {
     const u32 k = std::max(1u, static_cast<u32>(std::strtoul(stride, nullptr, 0)));
     DEVALLOC_CUDA_TRY(cudaMemcpyToSymbol(g_stride, &k, sizeof k));
+  }
+  if (const char* cross = std::getenv("DEVALLOC_STRESS_CROSS")) {
+    const u32 k = std::strtoul(cross, nullptr, 0) != 0 ? 1u : 0u;
+    if (k != 0 && (n % 32 != 0 || std::getenv("DEVALLOC_STRESS_STRIDE") != nullptr)) {
+      std::fprintf(stderr, "DEVALLOC_STRESS_CROSS needs a multiple of 32 threads and no stride\n");
+      return 2;
+    }
+    DEVALLOC_CUDA_TRY(cudaMemcpyToSymbol(g_cross, &k, sizeof k));
   }
   const char* small_heap = std::getenv("DEVALLOC_STRESS_CUDA_HEAP");
   const std::size_t cuda_heap = small_heap != nullptr ? std::strtoull(small_heap, nullptr, 0) : std::size_t{2} << 30;
