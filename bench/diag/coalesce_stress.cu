@@ -11,7 +11,8 @@
 //   (environment: DEVALLOC_STRESS_CUDA_HEAP=<bytes> sizes CUDA's malloc heap, default 2 GiB;
 //   DEVALLOC_STRESS_HEAP=<bytes> the Scatter heap of the scatter-* allocators, default 1 GiB;
 //   DEVALLOC_STRESS_STRIDE=k: only every k-th thread allocates and frees; DEVALLOC_STRESS_CROSS=1: each
-//   thread frees its neighbouring lane's allocations)
+//   thread frees its neighbouring lane's allocations; DEVALLOC_STRESS_PAIR=1: two lanes share each
+//   block, the even one allocating and freeing it)
 //
 // Each launch: every thread allocates with p 0.75 (if it holds fewer than 8) and stamps the memory
 // (every word), then frees one of its allocations with p 0.75 after checking its stamp; after the
@@ -36,6 +37,8 @@ constexpr u32 K = 8;
 __constant__ u32 g_stride = 1;
 // 1: each thread frees its neighbouring lane's allocations (DEVALLOC_STRESS_CROSS=1; stride 1 only).
 __constant__ u32 g_cross = 0;
+// DEVALLOC_STRESS_PAIR=1: step_pair / drain_pair instead of step / drain (host flag).
+bool g_pair_host = false;
 
 struct Counters {
   u32 allocs, fails, frees, bad_stamps, bad_words;
@@ -172,6 +175,76 @@ __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64
   if (g_cross != 0) { __syncwarp(); }
 }
 
+// DEVALLOC_STRESS_PAIR=1: lanes 2k and 2k+1 share each block. The even lane allocates 2 x size,
+// hands the pointer to the odd lane by shuffle, each stamps and checks its own half, and the even
+// lane frees the block after both checked it: other threads write into a block than the one that
+// allocated it, as in a coalescing superblock, with CUDA's malloc alone. Both lanes of a pair take
+// the same decisions (the even lane's hash), so their lists stay in step.
+template <class H>
+__global__ void step_pair(H heap, void** slots, u32* tags, u32* counts, u32 size, u64 seed, u32 launch, u32 n,
+                          Counters* c)
+{
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned pair = 3u << (lane & ~1u);
+  const bool even = (lane & 1u) == 0;
+  const u64 h = devalloc_bench::hash3(seed, launch, i & ~1u);
+  u32 m = counts[i];
+  void** my = slots + static_cast<u64>(i) * K;
+  u32* my_tag = tags + static_cast<u64>(i) * K;
+  if (devalloc_bench::unit_real(h) < 0.75 && m < K) {
+    void* block = even ? heap.alloc(2u * size) : nullptr;
+    block = reinterpret_cast<void*>(__shfl_sync(pair, reinterpret_cast<unsigned long long>(block), lane & ~1u));
+    if (block != nullptr) {
+      void* p = static_cast<char*>(block) + (even ? 0u : size);
+      const u32 tag = devalloc_bench::make_tag(devalloc_bench::hash3(seed, launch, i), m);
+      stamp(p, size, tag);
+      my[m] = p;
+      my_tag[m] = tag;
+      ++m;
+      atomicAdd(&c->allocs, 1u);
+    } else {
+      atomicAdd(&c->fails, 1u);
+    }
+  }
+  if (m > 0 && devalloc_bench::unit_real(devalloc_bench::mix64(h ^ 0x5bd1e995ull)) < 0.75) {
+    const u32 j = static_cast<u32>(devalloc_bench::mix64(h ^ 0x27d4eb2full) % m);
+    const u32 bad = bad_words(my[j], size, my_tag[j]);
+    if (bad != 0) {
+      atomicAdd(&c->bad_stamps, 1u);
+      atomicAdd(&c->bad_words, bad);
+    }
+    __syncwarp(pair);  // both halves checked before the block goes back
+    if (even) { heap.dealloc(my[j]); }
+    atomicAdd(&c->frees, 1u);
+    --m;
+    my[j] = my[m];
+    my_tag[j] = my_tag[m];
+  }
+  counts[i] = m;
+}
+
+template <class H>
+__global__ void drain_pair(H heap, void** slots, u32* tags, u32* counts, u32 size, u32 n, Counters* c)
+{
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned pair = 3u << (lane & ~1u);
+  for (u32 j = 0; j < counts[i]; ++j) {
+    const u64 s = static_cast<u64>(i) * K + j;
+    const u32 bad = bad_words(slots[s], size, tags[s]);
+    if (bad != 0) {
+      atomicAdd(&c->bad_stamps, 1u);
+      atomicAdd(&c->bad_words, bad);
+    }
+    __syncwarp(pair);
+    if ((lane & 1u) == 0) { heap.dealloc(slots[s]); }
+  }
+  counts[i] = 0;
+}
+
 template <class H>
 __global__ void drain(H heap, void** slots, u32* tags, u32* counts, u32 size, u32 n, Counters* c)
 {
@@ -205,11 +278,21 @@ void run(const char* name, std::size_t heap_bytes, u32 n, u32 size, u32 launches
     c.zero();
     DEVALLOC_CUDA_TRY(cudaEventRecord(e0));
     for (u32 l = 0; l < launches; ++l) {
-      step<<<(n + 255) / 256, 256>>>(allocator.handle(), slots.data(), tags.data(), counts.data(), size,
-                                     20251125ull + r, l, n, c.data());
+      if (g_pair_host) {
+        step_pair<<<(n + 255) / 256, 256>>>(allocator.handle(), slots.data(), tags.data(), counts.data(), size,
+                                            20251125ull + r, l, n, c.data());
+      } else {
+        step<<<(n + 255) / 256, 256>>>(allocator.handle(), slots.data(), tags.data(), counts.data(), size,
+                                       20251125ull + r, l, n, c.data());
+      }
       DEVALLOC_CUDA_TRY(cudaGetLastError());
     }
-    drain<<<(n + 255) / 256, 256>>>(allocator.handle(), slots.data(), tags.data(), counts.data(), size, n, c.data());
+    if (g_pair_host) {
+      drain_pair<<<(n + 255) / 256, 256>>>(allocator.handle(), slots.data(), tags.data(), counts.data(), size, n,
+                                           c.data());
+    } else {
+      drain<<<(n + 255) / 256, 256>>>(allocator.handle(), slots.data(), tags.data(), counts.data(), size, n, c.data());
+    }
     DEVALLOC_CUDA_TRY(cudaGetLastError());
     DEVALLOC_CUDA_TRY(cudaEventRecord(e1));
     DEVALLOC_CUDA_TRY(cudaEventSynchronize(e1));
@@ -259,6 +342,14 @@ int main(int argc, char** argv)
       return 2;
     }
     DEVALLOC_CUDA_TRY(cudaMemcpyToSymbol(g_cross, &k, sizeof k));
+  }
+  if (const char* pair = std::getenv("DEVALLOC_STRESS_PAIR")) {
+    g_pair_host = std::strtoul(pair, nullptr, 0) != 0;
+    if (g_pair_host && (n % 32 != 0 || size == 0 || std::getenv("DEVALLOC_STRESS_STRIDE") != nullptr ||
+                        std::getenv("DEVALLOC_STRESS_CROSS") != nullptr)) {
+      std::fprintf(stderr, "DEVALLOC_STRESS_PAIR needs a multiple of 32 threads, a size, no stride and no cross\n");
+      return 2;
+    }
   }
   const char* small_heap = std::getenv("DEVALLOC_STRESS_CUDA_HEAP");
   const std::size_t cuda_heap = small_heap != nullptr ? std::strtoull(small_heap, nullptr, 0) : std::size_t{2} << 30;
