@@ -26,41 +26,7 @@
 
 #include "common.hpp"  // hash3, unit_real, make_tag, tag_word: the benchmark's own
 
-namespace {
-
-using devalloc_bench::u32;
-using devalloc_bench::u64;
-constexpr u32 K = 8;
-
-// Only every g_stride-th thread allocates and frees (DEVALLOC_STRESS_STRIDE; 32: one lane a warp, as
-// the leaders of coalescing groups call the creation policy).
-__constant__ u32 g_stride = 1;
-// 1: each thread frees its neighbouring lane's allocations (DEVALLOC_STRESS_CROSS=1; stride 1 only).
-__constant__ u32 g_cross = 0;
-// DEVALLOC_STRESS_PAIR=1: step_pair / drain_pair instead of step / drain (host flag).
-bool g_pair_host = false;
-
-struct Counters {
-  u32 allocs, fails, frees, bad_stamps, bad_words;
-};
-
-// Every word of the allocation, where the benchmark's stamp() writes its first and last 4 bytes.
-// Bytes of an allocation: `size`, or with size 0 a size drawn from its tag in 16 .. 1552 (the sizes of
-// the coalescing superblocks of up to 32 lanes, for CUDA's malloc alone).
-__device__ u32 bytes_of(u32 size, u32 tag) { return size != 0 ? size : 16u * (1u + tag % 97u); }
-
-__device__ void stamp(void* p, u32 size, u32 tag)
-{
-  u32* w = static_cast<u32*>(p);
-  for (u32 k = 0; k < size / 4; ++k) { w[k] = devalloc_bench::tag_word(tag, 4 * k); }
-}
-__device__ u32 bad_words(const void* p, u32 size, u32 tag)
-{
-  const u32* w = static_cast<const u32*>(p);
-  u32 bad = 0;
-  for (u32 k = 0; k < size / 4; ++k) { bad += w[k] != devalloc_bench::tag_word(tag, 4 * k); }
-  return bad;
-}
+namespace coalesce_stress_diag {
 
 // Diagnostic variant of distribution::CoalesceDynamic<16> (issue 15): the members of a group wait
 // for their leader to come back from the creation policy by polling a shared-memory flag, not at a
@@ -126,6 +92,44 @@ class MailboxDynamic {
   unsigned group_ = 0;
   unsigned leader_ = 0;
 };
+
+}  // namespace coalesce_stress_diag
+
+namespace {
+
+using devalloc_bench::u32;
+using devalloc_bench::u64;
+constexpr u32 K = 8;
+
+// Only every g_stride-th thread allocates and frees (DEVALLOC_STRESS_STRIDE; 32: one lane a warp, as
+// the leaders of coalescing groups call the creation policy).
+__constant__ u32 g_stride = 1;
+// 1: each thread frees its neighbouring lane's allocations (DEVALLOC_STRESS_CROSS=1; stride 1 only).
+__constant__ u32 g_cross = 0;
+// DEVALLOC_STRESS_PAIR=1: step_pair / drain_pair instead of step / drain (host flag).
+bool g_pair_host = false;
+
+struct Counters {
+  u32 allocs, fails, frees, bad_stamps, bad_words;
+};
+
+// Every word of the allocation, where the benchmark's stamp() writes its first and last 4 bytes.
+// Bytes of an allocation: `size`, or with size 0 a size drawn from its tag in 16 .. 1552 (the sizes of
+// the coalescing superblocks of up to 32 lanes, for CUDA's malloc alone).
+__device__ u32 bytes_of(u32 size, u32 tag) { return size != 0 ? size : 16u * (1u + tag % 97u); }
+
+__device__ void stamp(void* p, u32 size, u32 tag)
+{
+  u32* w = static_cast<u32*>(p);
+  for (u32 k = 0; k < size / 4; ++k) { w[k] = devalloc_bench::tag_word(tag, 4 * k); }
+}
+__device__ u32 bad_words(const void* p, u32 size, u32 tag)
+{
+  const u32* w = static_cast<const u32*>(p);
+  u32 bad = 0;
+  for (u32 k = 0; k < size / 4; ++k) { bad += w[k] != devalloc_bench::tag_word(tag, 4 * k); }
+  return bad;
+}
 
 template <class H>
 __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64 seed, u32 launch, u32 n, Counters* c)
@@ -364,7 +368,7 @@ int main(int argc, char** argv)
   }
   if (want("coalesce-block")) { run<presets::coalesce_block>("coalesce-block", cuda_heap, n, size, launches, rounds); }
   if (only == "mailbox-dynamic") {  // diagnostic only (MailboxDynamic): not part of the default set
-    using mailbox_dynamic = Allocator<creation::DeviceMalloc, MailboxDynamic, oom::ReturnNull,
+    using mailbox_dynamic = Allocator<creation::DeviceMalloc, coalesce_stress_diag::MailboxDynamic, oom::ReturnNull,
                                       reserve_pool::CudaSetLimits, alignment::NoAlignment>;
     run<mailbox_dynamic>("mailbox-dynamic", cuda_heap, n, size, launches, rounds);
   }
