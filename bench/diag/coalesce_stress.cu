@@ -131,6 +131,30 @@ __device__ u32 bad_words(const void* p, u32 size, u32 tag)
   return bad;
 }
 
+// Counts a wrong stamp of allocation p (size bytes, stamped with tag).
+__device__ void check(const void* p, u32 size, u32 tag, Counters* c)
+{
+  const u32 bad = bad_words(p, size, tag);
+  if (bad != 0) {
+    atomicAdd(&c->bad_stamps, 1u);
+    atomicAdd(&c->bad_words, bad);
+  }
+}
+
+// Stamps a new allocation p (nullptr: a failed request) and appends it to the caller's list of m.
+__device__ void keep(void* p, u32 size, u32 tag, void** list, u32* list_tag, u32& m, Counters* c)
+{
+  if (p == nullptr) {
+    atomicAdd(&c->fails, 1u);
+    return;
+  }
+  stamp(p, size, tag);
+  list[m] = p;
+  list_tag[m] = tag;
+  ++m;
+  atomicAdd(&c->allocs, 1u);
+}
+
 template <class H>
 __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64 seed, u32 launch, u32 n, Counters* c)
 {
@@ -142,16 +166,7 @@ __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64
   u32* my_tag = tags + static_cast<u64>(i) * K;
   if (devalloc_bench::unit_real(h) < 0.75 && m < K) {
     const u32 tag = devalloc_bench::make_tag(h, m);
-    void* p = heap.alloc(bytes_of(size, tag));
-    if (p != nullptr) {
-      stamp(p, bytes_of(size, tag), tag);
-      my[m] = p;
-      my_tag[m] = tag;
-      ++m;
-      atomicAdd(&c->allocs, 1u);
-    } else {
-      atomicAdd(&c->fails, 1u);
-    }
+    keep(heap.alloc(bytes_of(size, tag)), bytes_of(size, tag), tag, my, my_tag, m, c);
   }
   counts[i] = m;
   // DEVALLOC_STRESS_CROSS: the free below takes one of the neighbouring lane's allocations (lane
@@ -164,11 +179,7 @@ __global__ void step(H heap, void** slots, u32* tags, u32* counts, u32 size, u64
   u32* their_tag = tags + static_cast<u64>(q) * K;
   if (mq > 0 && devalloc_bench::unit_real(devalloc_bench::mix64(h ^ 0x5bd1e995ull)) < 0.75) {
     const u32 j = static_cast<u32>(devalloc_bench::mix64(h ^ 0x27d4eb2full) % mq);
-    const u32 bad = bad_words(their[j], bytes_of(size, their_tag[j]), their_tag[j]);
-    if (bad != 0) {
-      atomicAdd(&c->bad_stamps, 1u);
-      atomicAdd(&c->bad_words, bad);
-    }
+    check(their[j], bytes_of(size, their_tag[j]), their_tag[j], c);
     heap.dealloc(their[j]);
     atomicAdd(&c->frees, 1u);
     --mq;
@@ -200,25 +211,12 @@ __global__ void step_pair(H heap, void** slots, u32* tags, u32* counts, u32 size
   if (devalloc_bench::unit_real(h) < 0.75 && m < K) {
     void* block = even ? heap.alloc(2u * size) : nullptr;
     block = reinterpret_cast<void*>(__shfl_sync(pair, reinterpret_cast<unsigned long long>(block), lane & ~1u));
-    if (block != nullptr) {
-      void* p = static_cast<char*>(block) + (even ? 0u : size);
-      const u32 tag = devalloc_bench::make_tag(devalloc_bench::hash3(seed, launch, i), m);
-      stamp(p, size, tag);
-      my[m] = p;
-      my_tag[m] = tag;
-      ++m;
-      atomicAdd(&c->allocs, 1u);
-    } else {
-      atomicAdd(&c->fails, 1u);
-    }
+    void* half = block == nullptr ? nullptr : static_cast<char*>(block) + (even ? 0u : size);
+    keep(half, size, devalloc_bench::make_tag(devalloc_bench::hash3(seed, launch, i), m), my, my_tag, m, c);
   }
   if (m > 0 && devalloc_bench::unit_real(devalloc_bench::mix64(h ^ 0x5bd1e995ull)) < 0.75) {
     const u32 j = static_cast<u32>(devalloc_bench::mix64(h ^ 0x27d4eb2full) % m);
-    const u32 bad = bad_words(my[j], size, my_tag[j]);
-    if (bad != 0) {
-      atomicAdd(&c->bad_stamps, 1u);
-      atomicAdd(&c->bad_words, bad);
-    }
+    check(my[j], size, my_tag[j], c);
     __syncwarp(pair);  // both halves checked before the block goes back
     if (even) { heap.dealloc(my[j]); }
     atomicAdd(&c->frees, 1u);
@@ -238,11 +236,7 @@ __global__ void drain_pair(H heap, void** slots, u32* tags, u32* counts, u32 siz
   const unsigned pair = 3u << (lane & ~1u);
   for (u32 j = 0; j < counts[i]; ++j) {
     const u64 s = static_cast<u64>(i) * K + j;
-    const u32 bad = bad_words(slots[s], size, tags[s]);
-    if (bad != 0) {
-      atomicAdd(&c->bad_stamps, 1u);
-      atomicAdd(&c->bad_words, bad);
-    }
+    check(slots[s], size, tags[s], c);
     __syncwarp(pair);
     if ((lane & 1u) == 0) { heap.dealloc(slots[s]); }
   }
@@ -256,11 +250,7 @@ __global__ void drain(H heap, void** slots, u32* tags, u32* counts, u32 size, u3
   if (i >= n || i % g_stride != 0) { return; }
   for (u32 j = 0; j < counts[i]; ++j) {
     const u64 s = static_cast<u64>(i) * K + j;
-    const u32 bad = bad_words(slots[s], bytes_of(size, tags[s]), tags[s]);
-    if (bad != 0) {
-      atomicAdd(&c->bad_stamps, 1u);
-      atomicAdd(&c->bad_words, bad);
-    }
+    check(slots[s], bytes_of(size, tags[s]), tags[s], c);
     heap.dealloc(slots[s]);
   }
   counts[i] = 0;
