@@ -6,7 +6,9 @@
 // 270 336 threads x 128 B, 10 stamps) come from the coalescing code or from CUDA's malloc.
 //
 //   devalloc-coalesce-stress [threads=270336] [size=128] [launches=40] [rounds=3] [only]
-//   (only = mailbox-dynamic runs MailboxDynamic below, a diagnostic variant of CoalesceDynamic)
+//   (only = mailbox-dynamic runs MailboxDynamic below, a diagnostic variant of CoalesceDynamic;
+//   list-coalesce-dynamic, list-coalesce-block, fenced-coalesce-dynamic, fenced-coalesce-block and
+//   coalesce-hashed run further issue-15 diagnostics, see main)
 //   (size 0: each allocation's size drawn in 16 .. 1552 B, the sizes of coalescing superblocks)
 //   (environment: DEVALLOC_STRESS_CUDA_HEAP=<bytes> sizes CUDA's malloc heap, default 2 GiB;
 //   DEVALLOC_STRESS_HEAP=<bytes> the Scatter heap of the scatter-* allocators, default 1 GiB;
@@ -91,6 +93,42 @@ class MailboxDynamic {
   inner inner_{};
   unsigned group_ = 0;
   unsigned leader_ = 0;
+};
+
+// Diagnostic creation policy (issue 15): CUDA's malloc with a device-scope fence after every
+// malloc() and before every free(), so that whatever the coalescing code wrote into a superblock is
+// ordered before CUDA's allocator sees the free, and CUDA's bookkeeping before the new owner's
+// writes. If coalescing over it stops corrupting memory, the corruption is an ordering between our
+// atomics and CUDA's allocator.
+class FencedMalloc {
+ public:
+  using inner = devalloc::creation::DeviceMalloc;
+  struct config {};
+  static constexpr devalloc::creation_traits traits = inner::traits;
+  static FencedMalloc init_heap(devalloc::pool_span pool, devalloc::stream_ref stream)
+  {
+    FencedMalloc f;
+    f.inner_ = inner::init_heap(pool, stream);
+    return f;
+  }
+  void finalize_heap(devalloc::stream_ref stream) { inner_.finalize_heap(stream); }
+  void release(devalloc::stream_ref stream) noexcept { inner_.release(stream); }
+  __device__ void* create(std::size_t bytes) const noexcept
+  {
+    void* p = inner_.create(bytes);
+    __threadfence();
+    return p;
+  }
+  __device__ devalloc::free_result destroy(void* p) const noexcept
+  {
+    __threadfence();
+    return inner_.destroy(p);
+  }
+  __device__ bool is_oom(const void* p, std::size_t bytes) const noexcept { return inner_.is_oom(p, bytes); }
+  static std::string classname() { return "FencedMalloc(diagnostic)"; }
+
+ private:
+  inner inner_{};
 };
 
 }  // namespace coalesce_stress_diag
@@ -370,6 +408,29 @@ int main(int argc, char** argv)
   }
   if (want("scatter-coalesce-dynamic")) {
     run<scatter_dynamic>("scatter-coalesce-dynamic", heap, n, size, launches, rounds);
+  }
+  // Issue 15 diagnostics, run only when named: the coalescing allocators over creation::ListFirstFit
+  // (LIFO reuse of freed chunks from exact size bins, double and invalid frees detected; its heap:
+  // DEVALLOC_STRESS_HEAP), over CUDA's malloc with fences around every call (FencedMalloc), and
+  // coalesce-hashed (superblock counts in a hash map, no headers) over CUDA's malloc.
+  using list_dynamic = Allocator<creation::ListFirstFit, distribution::CoalesceDynamic<16>, oom::ReturnNull,
+                                 reserve_pool::CudaMalloc, alignment::NoAlignment>;
+  using list_block = Allocator<creation::ListFirstFit, distribution::CoalesceBlock, oom::ReturnNull,
+                               reserve_pool::CudaMalloc, alignment::NoAlignment>;
+  using fenced_dynamic = Allocator<coalesce_stress_diag::FencedMalloc, distribution::CoalesceDynamic<16>,
+                                   oom::ReturnNull, reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+  using fenced_block = Allocator<coalesce_stress_diag::FencedMalloc, distribution::CoalesceBlock, oom::ReturnNull,
+                                 reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+  if (only == "list-coalesce-dynamic") { run<list_dynamic>("list-coalesce-dynamic", heap, n, size, launches, rounds); }
+  if (only == "list-coalesce-block") { run<list_block>("list-coalesce-block", heap, n, size, launches, rounds); }
+  if (only == "fenced-coalesce-dynamic") {
+    run<fenced_dynamic>("fenced-coalesce-dynamic", cuda_heap, n, size, launches, rounds);
+  }
+  if (only == "fenced-coalesce-block") {
+    run<fenced_block>("fenced-coalesce-block", cuda_heap, n, size, launches, rounds);
+  }
+  if (only == "coalesce-hashed") {
+    run<presets::coalesce_hashed>("coalesce-hashed", cuda_heap, n, size, launches, rounds);
   }
   if (want("scatter-coalesce-block")) {
     run<presets::scatter_coalesce_block>("scatter-coalesce-block", heap, n, size, launches, rounds);
