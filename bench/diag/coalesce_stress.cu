@@ -8,7 +8,9 @@
 //   devalloc-coalesce-stress [threads=270336] [size=128] [launches=40] [rounds=3] [only]
 //   (only = mailbox-dynamic runs MailboxDynamic below, a diagnostic variant of CoalesceDynamic;
 //   list-coalesce-dynamic, list-coalesce-block, fenced-coalesce-dynamic, fenced-coalesce-block and
-//   coalesce-hashed run further issue-15 diagnostics, see main)
+//   coalesce-hashed run further issue-15 diagnostics, see main; traced-coalesce-dynamic and
+//   traced-coalesce-block log every superblock CUDA's malloc returns and every free and replay the log
+//   after each round: TracingMalloc)
 //   (size 0: each allocation's size drawn in 16 .. 1552 B, the sizes of coalescing superblocks)
 //   (environment: DEVALLOC_STRESS_CUDA_HEAP=<bytes> sizes CUDA's malloc heap, default 2 GiB;
 //   DEVALLOC_STRESS_HEAP=<bytes> the Scatter heap of the scatter-* allocators, default 1 GiB;
@@ -22,7 +24,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <devalloc/devalloc.hpp>
 
@@ -131,6 +136,112 @@ class FencedMalloc {
   inner inner_{};
 };
 
+// Diagnostic creation policy (issue 15): CUDA's malloc with every block it returns and every block
+// given back written to an event log, numbered by one device-wide counter taken after malloc()
+// returns and before free() is called. The host replays the log in that order (check_trace): a
+// block returned while an overlapping block has been returned and not yet given back was live in
+// two places at once on CUDA's side (the numbering is conservative: a block's number comes after
+// its return, a free's before the free); a free of a block that is not live is a second free, or a
+// foreign one, by the caller.
+struct TraceEvent {
+  unsigned long long addr;
+  unsigned bytes;  // 0: a free
+  unsigned pad;
+};
+struct TraceLog {
+  TraceEvent* events = nullptr;
+  unsigned long long* count = nullptr;
+  unsigned long long capacity = 0;
+};
+TraceLog g_trace;  // host copy, for check_trace
+
+class TracingMalloc {
+ public:
+  using inner = devalloc::creation::DeviceMalloc;
+  struct config {};
+  static constexpr devalloc::creation_traits traits = inner::traits;
+  static TracingMalloc init_heap(devalloc::pool_span pool, devalloc::stream_ref stream)
+  {
+    TracingMalloc t;
+    t.inner_ = inner::init_heap(pool, stream);
+    if (g_trace.events == nullptr) {
+      g_trace.capacity = 16u << 20;
+      DEVALLOC_CUDA_TRY(cudaMalloc(&g_trace.events, g_trace.capacity * sizeof(TraceEvent)));
+      DEVALLOC_CUDA_TRY(cudaMalloc(&g_trace.count, sizeof(unsigned long long)));
+      DEVALLOC_CUDA_TRY(cudaMemset(g_trace.count, 0, sizeof(unsigned long long)));
+    }
+    t.log_ = g_trace;
+    return t;
+  }
+  void finalize_heap(devalloc::stream_ref stream) { inner_.finalize_heap(stream); }
+  void release(devalloc::stream_ref stream) noexcept { inner_.release(stream); }
+  __device__ void* create(std::size_t bytes) const noexcept
+  {
+    void* p = inner_.create(bytes);
+    if (p != nullptr) { record(p, static_cast<unsigned>(bytes)); }
+    return p;
+  }
+  __device__ devalloc::free_result destroy(void* p) const noexcept
+  {
+    record(p, 0u);
+    return inner_.destroy(p);
+  }
+  __device__ bool is_oom(const void* p, std::size_t bytes) const noexcept { return inner_.is_oom(p, bytes); }
+  static std::string classname() { return "TracingMalloc(diagnostic)"; }
+
+ private:
+  __device__ void record(void* p, unsigned bytes) const noexcept
+  {
+    const unsigned long long i = atomicAdd(log_.count, 1ull);
+    if (i < log_.capacity) { log_.events[i] = TraceEvent{reinterpret_cast<unsigned long long>(p), bytes, 0u}; }
+  }
+
+  inner inner_{};
+  TraceLog log_{};
+};
+
+// Host: replays the event log since the last call (see TracingMalloc) and prints what it finds.
+// `live` carries the blocks still live from one call to the next.
+inline void check_trace(std::map<unsigned long long, std::pair<unsigned long long, unsigned long long>>& live)
+{
+  unsigned long long n = 0;
+  DEVALLOC_CUDA_TRY(cudaMemcpy(&n, g_trace.count, sizeof n, cudaMemcpyDeviceToHost));
+  const unsigned long long kept = std::min(n, g_trace.capacity);
+  std::vector<TraceEvent> ev(kept);
+  DEVALLOC_CUDA_TRY(cudaMemcpy(ev.data(), g_trace.events, kept * sizeof(TraceEvent), cudaMemcpyDeviceToHost));
+  DEVALLOC_CUDA_TRY(cudaMemset(g_trace.count, 0, sizeof(unsigned long long)));
+  unsigned long long overlaps = 0, bad_frees = 0, mallocs = 0, frees = 0;
+  for (unsigned long long i = 0; i < kept; ++i) {
+    const TraceEvent& e = ev[i];
+    if (e.bytes != 0) {
+      ++mallocs;
+      const unsigned long long a = e.addr, end = e.addr + e.bytes;
+      auto it = live.lower_bound(end);  // first block starting at or after end: no overlap
+      if (it != live.begin()) {
+        auto prev = std::prev(it);
+        if (prev->second.first > a) {
+          if (++overlaps <= 8) {
+            std::printf("  trace: OVERLAP event %llu malloc [%#llx, +%u) with live [%#llx, +%llu) of event %llu\n", i,
+                        a, e.bytes, prev->first, prev->second.first - prev->first, prev->second.second);
+          }
+        }
+      }
+      live[a] = {end, i};
+    } else {
+      ++frees;
+      auto it = live.find(e.addr);
+      if (it == live.end()) {
+        if (++bad_frees <= 8) { std::printf("  trace: FREE of a block not live, event %llu, %#llx\n", i, e.addr); }
+      } else {
+        live.erase(it);
+      }
+    }
+  }
+  std::printf("  trace: %llu events%s, %llu mallocs, %llu frees, %llu overlaps, %llu frees of blocks not live, %zu live\n",
+              n, n > kept ? " (log overflowed: only the first kept)" : "", mallocs, frees, overlaps, bad_frees,
+              live.size());
+}
+
 }  // namespace coalesce_stress_diag
 
 namespace {
@@ -146,6 +257,8 @@ __constant__ u32 g_stride = 1;
 __constant__ u32 g_cross = 0;
 // DEVALLOC_STRESS_PAIR=1: step_pair / drain_pair instead of step / drain (host flag).
 bool g_pair_host = false;
+// Called after each round (tracing modes: check_trace).
+std::function<void()> g_after_round;
 
 struct Counters {
   u32 allocs, fails, frees, bad_stamps, bad_words;
@@ -337,6 +450,7 @@ void run(const char* name, std::size_t heap_bytes, u32 n, u32 size, u32 launches
       "invalid frees %llu double frees %llu\n",
       name, r, launches, ms, h.allocs, h.fails, h.frees, h.bad_stamps, h.bad_words,
       static_cast<unsigned long long>(st.invalid_frees), static_cast<unsigned long long>(st.double_frees));
+    if (g_after_round) { g_after_round(); }
     std::fflush(stdout);
   }
   DEVALLOC_CUDA_TRY(cudaEventDestroy(e0));
@@ -429,6 +543,18 @@ int main(int argc, char** argv)
   if (only == "fenced-coalesce-block") {
     run<fenced_block>("fenced-coalesce-block", cuda_heap, n, size, launches, rounds);
   }
+  using traced_dynamic = Allocator<coalesce_stress_diag::TracingMalloc, distribution::CoalesceDynamic<16>,
+                                   oom::ReturnNull, reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+  using traced_block = Allocator<coalesce_stress_diag::TracingMalloc, distribution::CoalesceBlock, oom::ReturnNull,
+                                 reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+  std::map<unsigned long long, std::pair<unsigned long long, unsigned long long>> live;
+  if (only == "traced-coalesce-dynamic" || only == "traced-coalesce-block") {
+    g_after_round = [&live] { coalesce_stress_diag::check_trace(live); };
+  }
+  if (only == "traced-coalesce-dynamic") {
+    run<traced_dynamic>("traced-coalesce-dynamic", cuda_heap, n, size, launches, rounds);
+  }
+  if (only == "traced-coalesce-block") { run<traced_block>("traced-coalesce-block", cuda_heap, n, size, launches, rounds); }
   if (only == "coalesce-hashed") {
     run<presets::coalesce_hashed>("coalesce-hashed", cuda_heap, n, size, launches, rounds);
   }
