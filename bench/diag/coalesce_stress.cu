@@ -10,7 +10,7 @@
 //   list-coalesce-dynamic, list-coalesce-block, fenced-coalesce-dynamic, fenced-coalesce-block and
 //   coalesce-hashed run further issue-15 diagnostics, see main; traced-coalesce-dynamic and
 //   traced-coalesce-block log every superblock CUDA's malloc returns and every free and replay the log
-//   after each round: TracingMalloc)
+//   after each round: TracingMalloc; traced-cuda-malloc does so for CUDA's malloc alone)
 //   (size 0: each allocation's size drawn in 16 .. 1552 B, the sizes of coalescing superblocks)
 //   (environment: DEVALLOC_STRESS_CUDA_HEAP=<bytes> sizes CUDA's malloc heap, default 2 GiB;
 //   DEVALLOC_STRESS_HEAP=<bytes> the Scatter heap of the scatter-* allocators, default 1 GiB;
@@ -548,12 +548,15 @@ int main(int argc, char** argv)
   using traced_block = Allocator<coalesce_stress_diag::TracingMalloc, distribution::CoalesceBlock, oom::ReturnNull,
                                  reserve_pool::CudaSetLimits, alignment::NoAlignment>;
   std::map<unsigned long long, std::pair<unsigned long long, unsigned long long>> live;
-  if (only == "traced-coalesce-dynamic" || only == "traced-coalesce-block") {
+  using traced_malloc = Allocator<coalesce_stress_diag::TracingMalloc, distribution::Noop, oom::ReturnNull,
+                                  reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+  if (only == "traced-coalesce-dynamic" || only == "traced-coalesce-block" || only == "traced-cuda-malloc") {
     g_after_round = [&live] { coalesce_stress_diag::check_trace(live); };
   }
   if (only == "traced-coalesce-dynamic") {
     run<traced_dynamic>("traced-coalesce-dynamic", cuda_heap, n, size, launches, rounds);
   }
+  if (only == "traced-cuda-malloc") { run<traced_malloc>("traced-cuda-malloc", cuda_heap, n, size, launches, rounds); }
   if (only == "traced-coalesce-block") { run<traced_block>("traced-coalesce-block", cuda_heap, n, size, launches, rounds); }
   if (only == "coalesce-hashed") {
     run<presets::coalesce_hashed>("coalesce-hashed", cuda_heap, n, size, launches, rounds);
