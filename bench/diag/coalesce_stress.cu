@@ -237,9 +237,9 @@ inline void check_trace(std::map<unsigned long long, std::pair<unsigned long lon
       }
     }
   }
-  std::printf("  trace: %llu events%s, %llu mallocs, %llu frees, %llu overlaps, %llu frees of blocks not live, %zu live\n",
-              n, n > kept ? " (log overflowed: only the first kept)" : "", mallocs, frees, overlaps, bad_frees,
-              live.size());
+  std::printf(
+    "  trace: %llu events%s, %llu mallocs, %llu frees, %llu overlaps, %llu frees of blocks not live, %zu live\n", n,
+    n > kept ? " (log overflowed: only the first kept)" : "", mallocs, frees, overlaps, bad_frees, live.size());
 }
 
 }  // namespace coalesce_stress_diag
@@ -557,7 +557,9 @@ int main(int argc, char** argv)
     run<traced_dynamic>("traced-coalesce-dynamic", cuda_heap, n, size, launches, rounds);
   }
   if (only == "traced-cuda-malloc") { run<traced_malloc>("traced-cuda-malloc", cuda_heap, n, size, launches, rounds); }
-  if (only == "traced-coalesce-block") { run<traced_block>("traced-coalesce-block", cuda_heap, n, size, launches, rounds); }
+  if (only == "traced-coalesce-block") {
+    run<traced_block>("traced-coalesce-block", cuda_heap, n, size, launches, rounds);
+  }
   if (only == "coalesce-hashed") {
     run<presets::coalesce_hashed>("coalesce-hashed", cuda_heap, n, size, launches, rounds);
   }
