@@ -522,5 +522,103 @@ TEST(CoalesceDynamic, ASecondFreeWhileTheSuperblockLivesIsADoubleFree)
   EXPECT_EQ(allocator.stats().invalid_frees, 0u);
 }
 
+// A creation policy that hands out a block that is still live, as CUDA's malloc did near a full
+// heap (issue 15; docs/coalescing.md, Known defects): DeviceMalloc, except that while the test sets
+// `reissue`, create() returns again the last superblock-sized block (more than 64 bytes) it
+// returned, which is still live.
+struct reissue_state {
+  unsigned long long last;      // the last block of more than 64 bytes create() returned
+  unsigned long long reissue;   // set by the test: hand out `last` again
+  unsigned long long reissued;  // how often it did
+};
+reissue_state* g_reissue_state = nullptr;  // host: the state the next init_heap takes
+
+class ReissuingMalloc {
+ public:
+  using inner = creation::DeviceMalloc;
+  struct config {};
+  static constexpr creation_traits traits = inner::traits;
+  static ReissuingMalloc init_heap(pool_span pool, stream_ref stream)
+  {
+    ReissuingMalloc r;
+    r.inner_ = inner::init_heap(pool, stream);
+    r.state_ = g_reissue_state;
+    return r;
+  }
+  void finalize_heap(stream_ref stream) { inner_.finalize_heap(stream); }
+  void release(stream_ref stream) noexcept { inner_.release(stream); }
+  DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
+  {
+    const unsigned long long last = detail::atomic_load_relaxed(state_->last);
+    if (detail::atomic_load_relaxed(state_->reissue) != 0 && last != 0) {
+      count(state_->reissued);
+      return reinterpret_cast<void*>(last);
+    }
+    void* const p = inner_.create(bytes);
+    if (p != nullptr && bytes > 64) {
+      detail::device_atomic<unsigned long long>(state_->last)
+        .store(reinterpret_cast<unsigned long long>(p), detail::memory_order_relaxed);
+    }
+    return p;
+  }
+  DEVALLOC_DEVICE free_result destroy(void* p) const noexcept { return inner_.destroy(p); }
+  DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return inner_.is_oom(p, bytes); }
+  static std::string classname() { return "ReissuingMalloc(test)"; }
+
+ private:
+  inner inner_{};
+  reissue_state* state_ = nullptr;
+};
+
+/// A group whose leader gets a live superblock from the creation policy fails (every member gets
+/// nullptr) and leaves that superblock's members' memory alone; their frees then lose nothing.
+template <class A>
+void check_live_superblock_refused()
+{
+  buffer<reissue_state> state(1);
+  g_reissue_state = state.data();
+  A allocator(scale::heap_bytes);
+  g_reissue_state = nullptr;
+  reissue_state* const st = state.data();
+  constexpr std::size_t workers = 32 * 4;
+  live_set first(workers), second(workers), third(workers);
+  allocate_all(allocator, first, workers, 40);
+  ASSERT_EQ(first.counters.get(0), 0u);
+  ASSERT_NE(state.get(0).last, 0u) << "no lanes formed a group (no superblock to hand out again)";
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { detail::device_atomic<unsigned long long>(st->reissue).store(1u); });
+  allocate_all(allocator, second, workers, 40);
+  EXPECT_GT(state.get(0).reissued, 0u);
+  EXPECT_EQ(second.counters.get(0), workers) << "a group given a live superblock must fail, not share it";
+  EXPECT_EQ(allocator.stats().failed_allocations, workers);
+  EXPECT_EQ(verify_live(allocator, first, workers, 40, always{}), 0u) << "the live superblock's memory was written";
+  launch(1, [=] DEVALLOC_DEVICE(std::size_t) { detail::device_atomic<unsigned long long>(st->reissue).store(0u); });
+  allocate_all(allocator, third, workers, 40);
+  EXPECT_EQ(third.counters.get(0), 0u) << "requests after the fault must succeed";
+  free_all(allocator, first, workers, 7);
+  free_all(allocator, third, workers, 5);
+  const allocator_stats s = allocator.stats();
+  EXPECT_EQ(s.double_frees, 0u);
+  EXPECT_EQ(s.invalid_frees, 0u);
+}
+
+template <class Distribution>
+using over_reissuing =
+  Allocator<ReissuingMalloc, Distribution, oom::ReturnNull, reserve_pool::CudaSetLimits, alignment::NoAlignment>;
+
+TEST(CoalesceLiveSuperblock, CoalesceBlockRefusesIt)
+{
+  check_live_superblock_refused<over_reissuing<distribution::CoalesceBlock>>();
+}
+TEST(CoalesceLiveSuperblock, CoalesceDynamicRefusesIt)
+{
+  check_live_superblock_refused<over_reissuing<distribution::CoalesceDynamic<16>>>();
+  check_live_superblock_refused<over_reissuing<distribution::CoalesceDynamic<4>>>();
+}
+TEST(CoalesceLiveSuperblock, CoalesceHashedRefusesIt)
+{
+  check_live_superblock_refused<Allocator<creation::CoalesceHashed<ReissuingMalloc>, distribution::Noop,
+                                          oom::ReturnNull, reserve_pool::CudaSetLimits, alignment::NoAlignment>>();
+}
+
 }  // namespace
 }  // namespace devalloc::testing

@@ -118,7 +118,9 @@ class CoalesceHashed {
     const std::uint32_t slot =
       bytes <= detail::coalesce::max_warp_slot ? static_cast<std::uint32_t>(detail::coalesce::round16(bytes)) : 0u;
     const detail::coalesce::warp_plan plan = detail::coalesce::plan_warp(slot);
-    if (plan.group == 0 || detail::popcount(plan.group) == 1u) { return inner_.create(bytes); }
+    if (plan.group == 0 || detail::popcount(plan.group) == 1u) {
+      return detail::coalesce::unless_live(inner_.create(bytes));
+    }
     void* const block = detail::lane_id() == plan.leader ? inner_.create(plan.total) : nullptr;
     char* const base = detail::coalesce::share_warp(plan, block);
     return base == nullptr ? nullptr : enter(base, base + plan.offset, bytes);
@@ -156,7 +158,7 @@ class CoalesceHashed {
       case detail::leave_result::last:
         break;
     }
-    return inner_.destroy(base);
+    return detail::coalesce::release_superblock(inner_, base);
   }
 
   DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
@@ -188,8 +190,10 @@ class CoalesceHashed {
   DEVALLOC_DEVICE void* enter(char* base, char* p, std::size_t bytes) const noexcept
   {
     if (map_.insert(reinterpret_cast<std::uint64_t>(p), reinterpret_cast<std::uint64_t>(base))) { return p; }
-    if (detail::leave_shared_chunk(base) == detail::leave_result::last) { inner_.destroy(base); }
-    return inner_.create(bytes);
+    if (detail::leave_shared_chunk(base) == detail::leave_result::last) {
+      detail::coalesce::release_superblock(inner_, base);
+    }
+    return detail::coalesce::unless_live(inner_.create(bytes));
   }
 
   Inner inner_{};

@@ -29,14 +29,25 @@
 //          CPU backend: there are no thread blocks (launch runs warps on threads, one warp at a
 //          time, so a block-wide barrier between warps could never complete); share_block is not
 //          defined and the block-level entry points use the warp group there (documented on each).
+//
+// A block that is live already: a creation policy must never hand out memory that is still live,
+// but CUDA's device malloc has been seen to return the start of a live superblock when its heap
+// was nearly full (issue 15; docs/coalescing.md, Known defects). Every superblock a leader gets is
+// checked for a live superblock header first (unless_live: one 16-byte read); such a block is
+// neither used nor freed (it is someone else's), and the group's request fails. For that check to
+// never mistake a freed superblock for a live one, release_superblock clears the tag and fences
+// before the creation policy sees the free. Blocks that start inside a live superblock, or that
+// overlap a live allocation of another kind, are not detected.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "atomic.hpp"
 #include "platform.hpp"
 #include "shared_chunk.hpp"
 #include "warp.hpp"
+#include "../free_result.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
 namespace detail {
@@ -53,6 +64,25 @@ inline constexpr std::uint32_t max_warp_slot = 1u << 26;
 DEVALLOC_HOST_DEVICE constexpr std::size_t round16(std::size_t bytes) noexcept
 {
   return (bytes + 15u) & ~std::size_t{15};
+}
+
+/// Device. `block` (from the creation policy; may be nullptr), or nullptr if it starts a live
+/// superblock (see the file comment): the caller then fails the request and leaves the block alone.
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void* unless_live(void* block) noexcept
+{
+  return block != nullptr && is_live_shared_chunk(block) ? nullptr : block;
+}
+
+/// Device. Gives the superblock at `base`, whose last member has left, back to the creation policy:
+/// the tag is cleared (again, if leave_shared_chunk did) and a device-scope release fence orders
+/// that before the policy's free, so that the block's next owner does not take it for a live
+/// superblock (unless_live). Returns what the creation policy's destroy() returns.
+template <class Creation>
+DEVALLOC_DEVICE free_result release_superblock(const Creation& creation, void* base) noexcept
+{
+  device_atomic<std::uint64_t>(static_cast<shared_chunk_header*>(base)->tag).store(0u, memory_order_relaxed);
+  device_fence(memory_order_release);
+  return creation.destroy(base);
 }
 
 /// A lane's place in the superblock of the lanes that called together.
@@ -81,11 +111,13 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE warp_plan plan_warp(std::uint32_t slot) noe
 }
 
 /// Device. The superblock base on every lane of plan.group (nullptr on all if the leader's
-/// `block` is nullptr). The leader writes the header (members = the group's size) first.
+/// `block` is nullptr or starts a live superblock: unless_live). The leader writes the header
+/// (members = the group's size) first.
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE char* share_warp(const warp_plan& plan, void* block) noexcept
 {
-  if (lane_id() == plan.leader && block != nullptr) {
-    write_shared_chunk_header(block, popcount(plan.group), plan.total);
+  if (lane_id() == plan.leader) {
+    block = unless_live(block);
+    if (block != nullptr) { write_shared_chunk_header(block, popcount(plan.group), plan.total); }
   }
   sync_lanes(plan.group);  // the header before every member's free
   return reinterpret_cast<char*>(shuffle(plan.group, reinterpret_cast<unsigned long long>(block), plan.leader));
@@ -101,7 +133,8 @@ struct block_plan {
 };
 
 /// Device (CUDA). Collective of the whole thread block (see the file comment). `create(bytes)` is
-/// called by thread 0 only, for superblock_prefix + members * slot bytes.
+/// called by thread 0 only, for superblock_prefix + members * slot bytes (a block that starts a
+/// live superblock counts as none: unless_live).
 template <class Create>
 DEVALLOC_DEVICE block_plan share_block(std::uint32_t slot, Create&& create)
 {
@@ -116,7 +149,7 @@ DEVALLOC_DEVICE block_plan share_block(std::uint32_t slot, Create&& create)
   if (!plan.uniform) { return plan; }
   if (rank == 0) {
     const std::size_t total = superblock_prefix + static_cast<std::size_t>(members) * slot;
-    void* block = create(total);
+    void* block = unless_live(create(total));
     if (block != nullptr) {
       write_shared_chunk_header(block, members, total > 0xffffffffu ? 0xffffffffu : static_cast<std::uint32_t>(total));
     }

@@ -61,6 +61,14 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bool is_shared_chunk(const void* chunk) noe
          shared_chunk_tag(reinterpret_cast<std::uintptr_t>(chunk));
 }
 
+/// Device. True if `chunk` starts a shared chunk that is live: tagged, with members left. (A chunk
+/// whose last member left has its tag cleared before it returns to the heap.)
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bool is_live_shared_chunk(const void* chunk) noexcept
+{
+  auto* h = static_cast<shared_chunk_header*>(const_cast<void*>(chunk));
+  return is_shared_chunk(chunk) && device_atomic<std::uint32_t>(h->members).load(memory_order_relaxed) != 0;
+}
+
 /// Device. The live member count of the shared chunk at `chunk`, 0 if its header is not tagged.
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE std::uint32_t shared_chunk_members(void* chunk) noexcept
 {

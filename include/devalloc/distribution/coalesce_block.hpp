@@ -32,7 +32,10 @@
 // memory that is not a slot). The tag is CASed to the freed value (the loser of two concurrent
 // frees of one slot, and any later free while the memory is not reused, gets double_free); then
 // the superblock's count is decremented (detail::leave_shared_chunk, acq_rel) and the last member
-// destroys the superblock. Lock-free, no waiting on any other worker.
+// destroys the superblock (detail::coalesce::release_superblock). Lock-free, no waiting on any other
+// worker. A superblock the creation policy returns while it is still live elsewhere (CUDA's malloc
+// near a full heap: docs/coalescing.md, Known defects) is detected by its header and the group's
+// request fails instead (detail/coalesce.hpp, unless_live).
 // Requests above detail::coalesce::max_warp_slot - 16 bytes (64 MiB) fail (collect asks the
 // creation policy for SIZE_MAX, which every creation policy refuses).
 //
@@ -159,7 +162,7 @@ class CoalesceBlock {
       case detail::leave_result::last:
         break;
     }
-    return creation.destroy(base);
+    return detail::coalesce::release_superblock(creation, base);
   }
 
   /// Host. "CoalesceBlock<headers>".

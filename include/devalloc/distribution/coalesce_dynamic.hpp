@@ -14,8 +14,9 @@
 //      lays out the whole superblock in lane order (detail::segment::place: the smallest header
 //      the requested alignment allows, 8, 4 or 2 bytes, whose distance fits) and keeps its own
 //      segment's place. Lanes asking more than max_request stay out (their request fails).
-//   3. The leader allocates the superblock (the others ask the creation policy for 0 bytes) and
-//      shuffles its base to the group.
+//   3. The leader allocates the superblock (the others ask the creation policy for 0 bytes),
+//      writes its 16-byte prefix (a detail::shared_chunk_header: the tag that marks the superblock
+//      live; not in the report, see below) and shuffles its base to the group.
 //   4. Each lane writes its header: distance to the previous payload (to the base for the first),
 //      is_superblock on the first segment, is_last on the last; a sync_lanes publishes the headers
 //      before any lane returns (and so before any free).
@@ -24,8 +25,13 @@
 //   walks down: for the previous segment, if it is free, go on from it; if not, CAS is_last into
 //   it (a CAS that fails because it was freed meanwhile goes on from it: its freer saw no is_last
 //   and stopped). Reaching a free is_superblock segment releases the superblock:
-//   creation.destroy(base). Every step succeeds or moves on; the walk is bounded by the segments
-//   of one superblock (32).
+//   detail::coalesce::release_superblock (clears the prefix's tag, then creation.destroy(base)).
+//   Every step succeeds or moves on; the walk is bounded by the segments of one superblock (32).
+// The prefix: superblock = [16 B: shared_chunk_header][segment 0][segment 1]... The report's
+// superblock starts with segment 0; the prefix (16 bytes a superblock, not a lane) lets the leader
+// tell a block that is still live elsewhere (CUDA's malloc near a full heap returns one:
+// docs/coalescing.md, Known defects) and fail the group's request instead of sharing that memory
+// (detail/coalesce.hpp, unless_live).
 //
 // Every pointer is aligned to PayloadAlignment (default 16: 8-byte headers, every payload a
 // multiple of 16). 8 gives 8-byte headers and packs segments closer; 4 and 2 let headers shrink to
@@ -50,6 +56,7 @@
 #include "../detail/coalesce.hpp"
 #include "../detail/platform.hpp"
 #include "../detail/segment_header.hpp"
+#include "../detail/shared_chunk.hpp"
 #include "../detail/warp.hpp"
 #include "../free_result.hpp"
 #include "../policy_check.hpp"
@@ -99,7 +106,7 @@ class CoalesceDynamic {
     }
     const auto size = static_cast<std::uint32_t>(bytes);
     const unsigned me = detail::lane_id();
-    std::uint64_t cursor = 0, prev = 0;
+    std::uint64_t cursor = detail::coalesce::superblock_prefix, prev = 0;
     unsigned last = 0;
     for (std::uint32_t rest = group_; rest != 0; rest &= rest - 1u) {
       const unsigned src = detail::lowest_bit(rest);
@@ -115,6 +122,7 @@ class CoalesceDynamic {
     }
     leader_ = detail::leader_lane(group_);
     is_last_ = me == last;
+    total_ = cursor;
     return me == leader_ ? static_cast<std::size_t>(cursor) : 0u;
   }
 
@@ -122,6 +130,13 @@ class CoalesceDynamic {
   DEVALLOC_DEVICE void* distribute(void* block) noexcept
   {
     if (group_ == 0) { return nullptr; }
+    if (detail::lane_id() == leader_) {
+      block = detail::coalesce::unless_live(block);
+      if (block != nullptr) {
+        detail::write_shared_chunk_header(block, detail::popcount(group_),
+                                          total_ > 0xffffffffu ? 0xffffffffu : static_cast<std::uint32_t>(total_));
+      }
+    }
     auto* const base =
       reinterpret_cast<char*>(detail::shuffle(group_, reinterpret_cast<unsigned long long>(block), leader_));
     char* const payload = base == nullptr ? nullptr : base + payload_;
@@ -153,7 +168,9 @@ class CoalesceDynamic {
     if ((h & seg::last_bit) == 0) { return free_result::freed; }
     // The last segment: pass is_last down, or release the superblock (§3.2).
     for (;;) {
-      if ((h & seg::superblock_bit) != 0) { return creation.destroy(cur - seg::distance_of(h)); }
+      if ((h & seg::superblock_bit) != 0) {
+        return detail::coalesce::release_superblock(creation, cur - seg::distance_of(h));
+      }
       char* const prev = cur - seg::distance_of(h);
       const seg::header_ref below(prev);
       std::uint64_t hp = below.load();
@@ -171,6 +188,7 @@ class CoalesceDynamic {
 
  private:
   std::uint32_t group_ = 0;
+  std::uint64_t total_ = 0;  // the superblock's bytes (what the leader asks for)
   std::uint32_t payload_ = 0;
   std::uint32_t distance_ = 0;
   unsigned leader_ = 0;
