@@ -100,49 +100,62 @@ class MailboxDynamic {
   unsigned leader_ = 0;
 };
 
-// Diagnostic creation policy (issue 15): CUDA's malloc with a device-scope fence after every
-// malloc() and before every free(), so that whatever the coalescing code wrote into a superblock is
-// ordered before CUDA's allocator sees the free, and CUDA's bookkeeping before the new owner's
-// writes. If coalescing over it stops corrupting memory, the corruption is an ordering between our
-// atomics and CUDA's allocator.
-class FencedMalloc {
+// Diagnostic creation policies (issue 15): CUDA's malloc (creation::DeviceMalloc) with a hook after
+// every malloc() that returned a block and before every free(): Hooks::created(p, bytes) and
+// Hooks::destroying(p), on the device; Hooks::attach() on the host gives the hooks their state.
+template <class Hooks>
+class HookedMalloc {
  public:
   using inner = devalloc::creation::DeviceMalloc;
   struct config {};
   static constexpr devalloc::creation_traits traits = inner::traits;
-  static FencedMalloc init_heap(devalloc::pool_span pool, devalloc::stream_ref stream)
+  static HookedMalloc init_heap(devalloc::pool_span pool, devalloc::stream_ref stream)
   {
-    FencedMalloc f;
-    f.inner_ = inner::init_heap(pool, stream);
-    return f;
+    HookedMalloc m;
+    m.inner_ = inner::init_heap(pool, stream);
+    m.hooks_ = Hooks::attach();
+    return m;
   }
   void finalize_heap(devalloc::stream_ref stream) { inner_.finalize_heap(stream); }
   void release(devalloc::stream_ref stream) noexcept { inner_.release(stream); }
   __device__ void* create(std::size_t bytes) const noexcept
   {
     void* p = inner_.create(bytes);
-    __threadfence();
+    if (p != nullptr) { hooks_.created(p, bytes); }
     return p;
   }
   __device__ devalloc::free_result destroy(void* p) const noexcept
   {
-    __threadfence();
+    hooks_.destroying(p);
     return inner_.destroy(p);
   }
   __device__ bool is_oom(const void* p, std::size_t bytes) const noexcept { return inner_.is_oom(p, bytes); }
-  static std::string classname() { return "FencedMalloc(diagnostic)"; }
+  static std::string classname() { return Hooks::name(); }
 
  private:
   inner inner_{};
+  Hooks hooks_{};
 };
 
-// Diagnostic creation policy (issue 15): CUDA's malloc with every block it returns and every block
-// given back written to an event log, numbered by one device-wide counter taken after malloc()
-// returns and before free() is called. The host replays the log in that order (check_trace): a
-// block returned while an overlapping block has been returned and not yet given back was live in
-// two places at once on CUDA's side (the numbering is conservative: a block's number comes after
-// its return, a free's before the free); a free of a block that is not live is a second free, or a
-// foreign one, by the caller.
+// FencedMalloc: a device-scope fence after every malloc() and before every free(), so that whatever
+// the coalescing code wrote into a superblock is ordered before CUDA's allocator sees the free, and
+// CUDA's bookkeeping before the new owner's writes. If coalescing over it stops corrupting memory,
+// the corruption is an ordering between our atomics and CUDA's allocator (it did not: 8 of 132
+// rounds, results/gpu/2026-11-26_1b3c11b_H100).
+struct FenceHooks {
+  static FenceHooks attach() { return {}; }
+  __device__ void created(void*, std::size_t) const noexcept { __threadfence(); }
+  __device__ void destroying(void*) const noexcept { __threadfence(); }
+  static std::string name() { return "FencedMalloc(diagnostic)"; }
+};
+using FencedMalloc = HookedMalloc<FenceHooks>;
+
+// TracingMalloc: every block CUDA's malloc returns and every block given back written to an event
+// log, numbered by one device-wide counter taken after malloc() returns and before free() is called.
+// The host replays the log in that order (check_trace): a block returned while an overlapping block
+// has been returned and not yet given back was live in two places at once on CUDA's side (the
+// numbering is conservative: a block's number comes after its return, a free's before the free); a
+// free of a block that is not live is a second free, or a foreign one, by the caller.
 struct TraceEvent {
   unsigned long long addr;
   unsigned bytes;  // 0: a free
@@ -153,52 +166,30 @@ struct TraceLog {
   unsigned long long* count = nullptr;
   unsigned long long capacity = 0;
 };
-TraceLog g_trace;  // host copy, for check_trace
+TraceLog g_trace;  // host copy, for check_trace (allocated once, for the process' lifetime)
 
-class TracingMalloc {
- public:
-  using inner = devalloc::creation::DeviceMalloc;
-  struct config {};
-  static constexpr devalloc::creation_traits traits = inner::traits;
-  static TracingMalloc init_heap(devalloc::pool_span pool, devalloc::stream_ref stream)
+struct TraceHooks {
+  TraceLog log;
+  static TraceHooks attach()
   {
-    TracingMalloc t;
-    t.inner_ = inner::init_heap(pool, stream);
     if (g_trace.events == nullptr) {
       g_trace.capacity = 16u << 20;
       DEVALLOC_CUDA_TRY(cudaMalloc(&g_trace.events, g_trace.capacity * sizeof(TraceEvent)));
       DEVALLOC_CUDA_TRY(cudaMalloc(&g_trace.count, sizeof(unsigned long long)));
       DEVALLOC_CUDA_TRY(cudaMemset(g_trace.count, 0, sizeof(unsigned long long)));
     }
-    t.log_ = g_trace;
-    return t;
+    return TraceHooks{g_trace};
   }
-  void finalize_heap(devalloc::stream_ref stream) { inner_.finalize_heap(stream); }
-  void release(devalloc::stream_ref stream) noexcept { inner_.release(stream); }
-  __device__ void* create(std::size_t bytes) const noexcept
-  {
-    void* p = inner_.create(bytes);
-    if (p != nullptr) { record(p, static_cast<unsigned>(bytes)); }
-    return p;
-  }
-  __device__ devalloc::free_result destroy(void* p) const noexcept
-  {
-    record(p, 0u);
-    return inner_.destroy(p);
-  }
-  __device__ bool is_oom(const void* p, std::size_t bytes) const noexcept { return inner_.is_oom(p, bytes); }
-  static std::string classname() { return "TracingMalloc(diagnostic)"; }
-
- private:
+  __device__ void created(void* p, std::size_t bytes) const noexcept { record(p, static_cast<unsigned>(bytes)); }
+  __device__ void destroying(void* p) const noexcept { record(p, 0u); }
   __device__ void record(void* p, unsigned bytes) const noexcept
   {
-    const unsigned long long i = atomicAdd(log_.count, 1ull);
-    if (i < log_.capacity) { log_.events[i] = TraceEvent{reinterpret_cast<unsigned long long>(p), bytes, 0u}; }
+    const unsigned long long i = atomicAdd(log.count, 1ull);
+    if (i < log.capacity) { log.events[i] = TraceEvent{reinterpret_cast<unsigned long long>(p), bytes, 0u}; }
   }
-
-  inner inner_{};
-  TraceLog log_{};
+  static std::string name() { return "TracingMalloc(diagnostic)"; }
 };
+using TracingMalloc = HookedMalloc<TraceHooks>;
 
 // Host: replays the event log since the last call (see TracingMalloc) and prints what it finds.
 // `live` carries the blocks still live from one call to the next.
