@@ -118,9 +118,7 @@ class CoalesceHashed {
     const std::uint32_t slot =
       bytes <= detail::coalesce::max_warp_slot ? static_cast<std::uint32_t>(detail::coalesce::round16(bytes)) : 0u;
     const detail::coalesce::warp_plan plan = detail::coalesce::plan_warp(slot);
-    if (plan.group == 0 || detail::popcount(plan.group) == 1u) {
-      return detail::coalesce::unless_live(inner_.create(bytes));
-    }
+    if (plan.group == 0 || detail::popcount(plan.group) == 1u) { return create_alone(bytes); }
     void* const block = detail::lane_id() == plan.leader ? inner_.create(plan.total) : nullptr;
     char* const base = detail::coalesce::share_warp(plan, block);
     return base == nullptr ? nullptr : enter(base, base + plan.offset, bytes);
@@ -193,7 +191,16 @@ class CoalesceHashed {
     if (detail::leave_shared_chunk(base) == detail::leave_result::last) {
       detail::coalesce::release_superblock(inner_, base);
     }
-    return detail::coalesce::unless_live(inner_.create(bytes));
+    return create_alone(bytes);
+  }
+
+  /// Device. `bytes` from Inner for one lane, refused (nullptr) if the block starts a live
+  /// superblock (detail::coalesce::unless_live). A block of fewer than a superblock header's 16
+  /// bytes is not read (that would read past the request) and is returned unchecked.
+  DEVALLOC_DEVICE void* create_alone(std::size_t bytes) const noexcept
+  {
+    void* const p = inner_.create(bytes);
+    return bytes >= sizeof(detail::shared_chunk_header) ? detail::coalesce::unless_live(p) : p;
   }
 
   Inner inner_{};
