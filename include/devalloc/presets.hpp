@@ -62,7 +62,9 @@ using scatter_simd = Allocator<creation::Scatter<>, distribution::XMallocSIMD<>,
 
 // --- coalescing allocators (Blach et al., "Coalescing memory allocations for GPU MPI"; docs/coalescing.md).
 // Over CUDA's malloc, as in the report; replace creation::DeviceMalloc (and CudaSetLimits by
-// CudaMalloc) to coalesce over another creation policy.
+// CudaMalloc) to coalesce over another creation policy. Near a full heap CUDA's malloc has been
+// seen to return a block that is still live; these policies refuse such a superblock (the request
+// fails): size CUDA's heap well above the live demand (docs/coalescing.md, Known defects).
 
 /// Header + warp (HW) through alloc(), header + block (HB) through alloc_block_coalesced().
 using coalesce_block = Allocator<creation::DeviceMalloc, distribution::CoalesceBlock, oom::ReturnNull,
