@@ -73,6 +73,19 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void* unless_live(void* block) noexcept
   return block != nullptr && is_live_shared_chunk(block) ? nullptr : block;
 }
 
+/// Device. The leader's step between the creation policy and the group: `block` (may be nullptr)
+/// becomes the group's superblock of `members` members and `total` bytes (its header written), or
+/// nullptr if there is none or it starts a live superblock (unless_live).
+DEVALLOC_DEVICE DEVALLOC_FORCEINLINE void* adopt_superblock(void* block, std::uint32_t members,
+                                                            std::uint64_t total) noexcept
+{
+  block = unless_live(block);
+  if (block != nullptr) {
+    write_shared_chunk_header(block, members, total > 0xffffffffu ? 0xffffffffu : static_cast<std::uint32_t>(total));
+  }
+  return block;
+}
+
 /// Device. Gives the superblock at `base`, whose last member has left, back to the creation policy:
 /// the tag is cleared (again, if leave_shared_chunk did) and a device-scope release fence orders
 /// that before the policy's free, so that the block's next owner does not take it for a live
@@ -115,10 +128,7 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE warp_plan plan_warp(std::uint32_t slot) noe
 /// (members = the group's size) first.
 DEVALLOC_DEVICE DEVALLOC_FORCEINLINE char* share_warp(const warp_plan& plan, void* block) noexcept
 {
-  if (lane_id() == plan.leader) {
-    block = unless_live(block);
-    if (block != nullptr) { write_shared_chunk_header(block, popcount(plan.group), plan.total); }
-  }
+  if (lane_id() == plan.leader) { block = adopt_superblock(block, popcount(plan.group), plan.total); }
   sync_lanes(plan.group);  // the header before every member's free
   return reinterpret_cast<char*>(shuffle(plan.group, reinterpret_cast<unsigned long long>(block), plan.leader));
 }
@@ -149,10 +159,7 @@ DEVALLOC_DEVICE block_plan share_block(std::uint32_t slot, Create&& create)
   if (!plan.uniform) { return plan; }
   if (rank == 0) {
     const std::size_t total = superblock_prefix + static_cast<std::size_t>(members) * slot;
-    void* block = unless_live(create(total));
-    if (block != nullptr) {
-      write_shared_chunk_header(block, members, total > 0xffffffffu ? 0xffffffffu : static_cast<std::uint32_t>(total));
-    }
+    void* const block = adopt_superblock(create(total), members, total);
     shared_base = reinterpret_cast<unsigned long long>(block);
   }
   __syncthreads();  // the header and the base before every thread's use

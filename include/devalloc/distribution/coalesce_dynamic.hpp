@@ -131,11 +131,7 @@ class CoalesceDynamic {
   {
     if (group_ == 0) { return nullptr; }
     if (detail::lane_id() == leader_) {
-      block = detail::coalesce::unless_live(block);
-      if (block != nullptr) {
-        detail::write_shared_chunk_header(block, detail::popcount(group_),
-                                          total_ > 0xffffffffu ? 0xffffffffu : static_cast<std::uint32_t>(total_));
-      }
+      block = detail::coalesce::adopt_superblock(block, detail::popcount(group_), total_);
     }
     auto* const base =
       reinterpret_cast<char*>(detail::shuffle(group_, reinterpret_cast<unsigned long long>(block), leader_));

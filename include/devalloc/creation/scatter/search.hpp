@@ -730,9 +730,9 @@ class search : public multi_page<Config> {
   /// shared by a warp's lanes, more requests reach the walk while a tight heap still has pages
   /// of larger classes with room, and taking those chunks for small requests failed the Scatter
   /// suite's Shrink<256> alignment test in 7 of 130 H100 runs; with the exact class, 0 of 60 (and 0 of 60 with it only
-  /// while the map is dense): results/gpu/2026-11-26_4308cc5_H100/scan-variants.log (commit 74ec19e's tree)) — then each lane with a
-  /// reservation takes its spot (bit) from its own reservation index. Lanes left without a reservation go on searching
-  /// alone. The only wait is __syncwarp(peers) for the leader, who never waits for anyone.
+  /// while the map is dense): results/gpu/2026-11-26_4308cc5_H100/scan-variants.log (commit 74ec19e's tree)) — then
+  /// each lane with a reservation takes its spot (bit) from its own reservation index. Lanes left without a reservation
+  /// go on searching alone. The only wait is __syncwarp(peers) for the leader, who never waits for anyone.
   DEVALLOC_DEVICE void* try_page_group(std::uint32_t page, const page_layout& fresh, std::uint32_t cls) const noexcept
   {
     DEVALLOC_PROBE(page_try);
