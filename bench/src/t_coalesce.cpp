@@ -94,9 +94,16 @@ struct MpiKernel {
     }
     const u64 s1 = timer_ns();
     op_ns[i] = s1 > s0 ? s1 - s0 : 1;
+    // A collective that ends past the deadline is not verified either: a peer whose wait gave up
+    // at the deadline frees its buffer (below) while this rank may still have been reading it (the
+    // root's reduce read a freed buffer on the H100: 16 wrong sums in a timed-out cell of CUDA's
+    // malloc). If the deadline had not passed when the collective ended, every read it made came
+    // before any peer gave up, so the check below is sound (%globaltimer is one clock for all).
+    if (ok && dl.passed()) { ok = false; }
     // A collective that returned false was stopped by the launch's deadline (a peer that could not
     // allocate never arrives, or the launch ran out of time): the cell is marked timed out
-    // (out.check; the wait that gave up counted itself skipped), not as a wrong result.
+    // (out.check; the wait that gave up counted itself skipped, dl.passed() above marks it), not
+    // as a wrong result.
     u64 wrong = 0;
     if (ok && op == MpiOp::reduce && rank == 0) {
       for (u32 k = 0; k < n; ++k) {
