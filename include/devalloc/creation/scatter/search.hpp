@@ -696,52 +696,77 @@ class search : public multi_page<Config> {
   {
     const std::uint32_t first = block * pages_per_block_;
     const std::uint32_t n = block_pages(block);
-    std::uint32_t pos = static_cast<std::uint32_t>(hash % n);
-    std::uint32_t left = n;
-    while (left > 0) {
-      const std::uint32_t page = first + pos;
-      const std::uint32_t region = page / region_pages_;
-      const std::uint32_t region_pages = region_size(region);
-      const std::uint32_t region_end = region * region_pages_ + region_pages;  // within this block
-      std::uint32_t span = region_end - page;
-      if (span > left) { span = left; }
-      const std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
-      // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
-      const bool usable = exhaustive ? full < region_pages : !over_threshold(full, region_pages);
-      if (usable) {
-        // The states of walk_batch pages are read together (independent loads, one latency), and
-        // only the pages that may serve are tried (may_serve): near a full heap a walk that read
-        // one page a latency took about a millisecond per failing request (a heap of 82 000 pages).
-        for (std::uint32_t k = 0; k < span; k += walk_batch) {
-          const std::uint32_t batch = span - k < walk_batch ? span - k : walk_batch;
-          std::uint32_t candidates = 0;
-          DEVALLOC_UNROLL
-          for (std::uint32_t j = 0; j < walk_batch; ++j) {
-            if (j < batch && may_serve(load_state(states_, page + k + j), size, fresh, cls, exhaustive)) {
-              candidates |= 1u << j;
-            }
-          }
-          for (; candidates != 0; candidates &= candidates - 1u) {
-            const std::uint32_t j = detail::lowest_bit(candidates);
-            if (void* p = try_page(page + k + j, size, fresh, cls, exhaustive)) { return p; }
-          }
+    const std::uint32_t start = first + static_cast<std::uint32_t>(hash % n);
+    if (void* p = walk_range(block, start, first + n, size, fresh, cls, exhaustive)) { return p; }
+    return walk_range(block, first, start, size, fresh, cls, exhaustive);
+  }
+
+  /// Regions whose counters the walk reads together, and pages whose states it reads together:
+  /// independent loads, one latency a batch. Near a full heap a walk that read one region
+  /// counter, then one page state, a latency took about a millisecond for each request that then
+  /// failed (sizes uniform in 16-4096 B at 80 % fill: 82 000 pages, 5 100 regions; 2.1 M allocs/s
+  /// on the H100, results/gpu/2026-11-26_b48955e_H100).
+  static constexpr std::uint32_t region_batch = 8;
+  static constexpr std::uint32_t walk_batch = 8;
+
+  /// The walk over pages [begin, end) of super block `block` (regions never straddle super
+  /// blocks): regions over the fill threshold skipped (§5.4 / alloc line 6; pass 1: only full
+  /// ones), in the others the pages that may serve (may_serve) tried in order.
+  DEVALLOC_DEVICE void* walk_range(std::uint32_t block, std::uint32_t begin, std::uint32_t end, std::uint32_t size,
+                                   const page_layout& fresh, std::uint32_t cls, bool exhaustive) const noexcept
+  {
+    for (std::uint32_t page = begin; page < end;) {
+      const std::uint32_t r0 = page / region_pages_;
+      std::uint32_t usable = 0;
+      DEVALLOC_UNROLL
+      for (std::uint32_t j = 0; j < region_batch; ++j) {
+        const std::uint32_t r = r0 + j;
+        if (r * region_pages_ < end) {
+          const std::uint32_t full = detail::atomic_load_relaxed(regions_[r]);
+          const std::uint32_t pages = region_size(r);
+          if (exhaustive ? full < pages : !over_threshold(full, pages)) { usable |= 1u << j; }
         }
-      } else {
-        DEVALLOC_PROBE(region_skip);
-        // Every region of the block is over the threshold: the rest of this walk would skip them
-        // all (an exact shortcut of the paper's walk; without it, thousands of workers that started
-        // in a super block that filled up meanwhile each walk all of its regions).
-        if (!exhaustive && block_over(block)) { return nullptr; }
       }
-      left -= span;
-      pos += span;
-      if (pos == n) { pos = 0; }
+      for (std::uint32_t j = 0; j < region_batch && page < end; ++j) {
+        const std::uint32_t r = r0 + j;
+        const std::uint32_t region_end = r * region_pages_ + region_size(r);
+        const std::uint32_t stop = region_end < end ? region_end : end;
+        if (((usable >> j) & 1u) != 0) {
+          if (void* p = walk_pages(page, stop - page, size, fresh, cls, exhaustive)) { return p; }
+        } else {
+          DEVALLOC_PROBE(region_skip);
+          // Every region of the block is over the threshold: the rest of this walk would skip them
+          // all (an exact shortcut of the paper's walk; without it, thousands of workers that
+          // started in a super block that filled up meanwhile each walk all of its regions).
+          if (!exhaustive && block_over(block)) { return nullptr; }
+        }
+        page = stop;
+      }
     }
     return nullptr;
   }
 
-  /// Pages whose states the walk reads together (search_block).
-  static constexpr std::uint32_t walk_batch = 8;
+  /// Pages [page, page + count) of one region: walk_batch states read together, the pages that
+  /// may serve tried in order (try_page).
+  DEVALLOC_DEVICE void* walk_pages(std::uint32_t page, std::uint32_t count, std::uint32_t size,
+                                   const page_layout& fresh, std::uint32_t cls, bool exhaustive) const noexcept
+  {
+    for (std::uint32_t k = 0; k < count; k += walk_batch) {
+      const std::uint32_t batch = count - k < walk_batch ? count - k : walk_batch;
+      std::uint32_t candidates = 0;
+      DEVALLOC_UNROLL
+      for (std::uint32_t j = 0; j < walk_batch; ++j) {
+        if (j < batch && may_serve(load_state(states_, page + k + j), size, fresh, cls, exhaustive)) {
+          candidates |= 1u << j;
+        }
+      }
+      for (; candidates != 0; candidates &= candidates - 1u) {
+        const std::uint32_t j = detail::lowest_bit(candidates);
+        if (void* p = try_page(page + k + j, size, fresh, cls, exhaustive)) { return p; }
+      }
+    }
+    return nullptr;
+  }
 
   /// Whether a page in state `state` may serve the walk's request (a snapshot; try_page and
   /// try_page_group decide): a free page, or in pass 0 a page of the request's own class with a
