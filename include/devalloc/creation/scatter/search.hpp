@@ -238,8 +238,6 @@ class search : public multi_page<Config> {
       if (r == round_result::served) { return p; }
       DEVALLOC_PROBE(round_again);
     }
-    // More than half a page: only a free page can serve it (see alloc_whole_page), not the walk.
-    if (Config::resetfreedpages && fresh.spots == 1u) { return alloc_whole_page(cls, fresh); }
     // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
     // while they still have room), scan_passes times, then the walk.
     for (std::uint32_t pass = 0; pass < scan_passes; ++pass) {
@@ -268,29 +266,6 @@ class search : public multi_page<Config> {
       }
     }
     return nullptr;
-  }
-
-  /// A request of more than half a page (a class of one chunk a page) that the directory rounds
-  /// did not serve. Every chunk size it accepts (at least the request) holds one chunk a page, and
-  /// with resetfreedpages such a page with room is a free page (its one chunk was freed, the page
-  /// reset), so a free page in the free-page map is the only thing that can serve it: the whole
-  /// map is looked through (64 pages a word, claim_one's batches) from a start hashed from the
-  /// warp, the lane and the class. The walk that did this before read the state of every page of
-  /// the heap (pass 0 and pass 1) for each request that then failed: sizes uniform in 16-4096 B at
-  /// 80 % fill ran at 2.1 M allocs/s on the H100, one failing request about a millisecond
-  /// (results/gpu/2026-11-26_b48955e_H100). Not the walk's guarantee for a page in the middle of
-  /// its reset (count 0, not yet free in the map): such a request may get nullptr for that moment
-  /// (docs/scatter.md, Known limitations).
-  DEVALLOC_DEVICE void* alloc_whole_page(std::uint32_t cls, const page_layout& fresh) const noexcept
-  {
-    DEVALLOC_PROBE(whole_page);
-    const std::uint32_t key = detail::warp_id() * 0x9E3779B9u ^ detail::lane_id() * 0x85EBCA6Bu ^
-                              detail::sm_id() * Config::hash_k_mp ^ cls * Config::hash_k_size;
-    const auto start = static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key)} * pages_) >> 32);
-    const std::uint32_t page = free_map_.claim_one(start, free_map_.word_count());
-    if (page == detail::page_bitmap::none) { return nullptr; }
-    open_page(page, cls, fresh, 1u);
-    return take_spot(page, cls, fresh, 0u);
   }
 
   enum class round_result { served, again, no_free_page };
@@ -696,88 +671,34 @@ class search : public multi_page<Config> {
   {
     const std::uint32_t first = block * pages_per_block_;
     const std::uint32_t n = block_pages(block);
-    const std::uint32_t start = first + static_cast<std::uint32_t>(hash % n);
-    if (void* p = walk_range(block, start, first + n, size, fresh, cls, exhaustive)) { return p; }
-    return walk_range(block, first, start, size, fresh, cls, exhaustive);
-  }
-
-  /// Regions whose counters the walk reads together, and pages whose states it reads together:
-  /// independent loads, one latency a batch. Near a full heap a walk that read one region
-  /// counter, then one page state, a latency took about a millisecond for each request that then
-  /// failed (sizes uniform in 16-4096 B at 80 % fill: 82 000 pages, 5 100 regions; 2.1 M allocs/s
-  /// on the H100, results/gpu/2026-11-26_b48955e_H100).
-  static constexpr std::uint32_t region_batch = 8;
-  static constexpr std::uint32_t walk_batch = 8;
-
-  /// The walk over pages [begin, end) of super block `block` (regions never straddle super
-  /// blocks): regions over the fill threshold skipped (§5.4 / alloc line 6; pass 1: only full
-  /// ones), in the others the pages that may serve (may_serve) tried in order.
-  DEVALLOC_DEVICE void* walk_range(std::uint32_t block, std::uint32_t begin, std::uint32_t end, std::uint32_t size,
-                                   const page_layout& fresh, std::uint32_t cls, bool exhaustive) const noexcept
-  {
-    for (std::uint32_t page = begin; page < end;) {
-      const std::uint32_t r0 = page / region_pages_;
-      std::uint32_t usable = 0;
-      DEVALLOC_UNROLL
-      for (std::uint32_t j = 0; j < region_batch; ++j) {
-        const std::uint32_t r = r0 + j;
-        if (r * region_pages_ < end) {
-          const std::uint32_t full = detail::atomic_load_relaxed(regions_[r]);
-          const std::uint32_t pages = region_size(r);
-          if (exhaustive ? full < pages : !over_threshold(full, pages)) { usable |= 1u << j; }
+    std::uint32_t pos = static_cast<std::uint32_t>(hash % n);
+    std::uint32_t left = n;
+    while (left > 0) {
+      const std::uint32_t page = first + pos;
+      const std::uint32_t region = page / region_pages_;
+      const std::uint32_t region_pages = region_size(region);
+      const std::uint32_t region_end = region * region_pages_ + region_pages;  // within this block
+      std::uint32_t span = region_end - page;
+      if (span > left) { span = left; }
+      const std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
+      // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
+      const bool usable = exhaustive ? full < region_pages : !over_threshold(full, region_pages);
+      if (usable) {
+        for (std::uint32_t k = 0; k < span; ++k) {
+          if (void* p = try_page(page + k, size, fresh, cls, exhaustive)) { return p; }
         }
+      } else {
+        DEVALLOC_PROBE(region_skip);
+        // Every region of the block is over the threshold: the rest of this walk would skip them
+        // all (an exact shortcut of the paper's walk; without it, thousands of workers that started
+        // in a super block that filled up meanwhile each walk all of its regions).
+        if (!exhaustive && block_over(block)) { return nullptr; }
       }
-      for (std::uint32_t j = 0; j < region_batch && page < end; ++j) {
-        const std::uint32_t r = r0 + j;
-        const std::uint32_t region_end = r * region_pages_ + region_size(r);
-        const std::uint32_t stop = region_end < end ? region_end : end;
-        if (((usable >> j) & 1u) != 0) {
-          if (void* p = walk_pages(page, stop - page, size, fresh, cls, exhaustive)) { return p; }
-        } else {
-          DEVALLOC_PROBE(region_skip);
-          // Every region of the block is over the threshold: the rest of this walk would skip them
-          // all (an exact shortcut of the paper's walk; without it, thousands of workers that
-          // started in a super block that filled up meanwhile each walk all of its regions).
-          if (!exhaustive && block_over(block)) { return nullptr; }
-        }
-        page = stop;
-      }
+      left -= span;
+      pos += span;
+      if (pos == n) { pos = 0; }
     }
     return nullptr;
-  }
-
-  /// Pages [page, page + count) of one region: walk_batch states read together, the pages that
-  /// may serve tried in order (try_page).
-  DEVALLOC_DEVICE void* walk_pages(std::uint32_t page, std::uint32_t count, std::uint32_t size,
-                                   const page_layout& fresh, std::uint32_t cls, bool exhaustive) const noexcept
-  {
-    for (std::uint32_t k = 0; k < count; k += walk_batch) {
-      const std::uint32_t batch = count - k < walk_batch ? count - k : walk_batch;
-      std::uint32_t candidates = 0;
-      DEVALLOC_UNROLL
-      for (std::uint32_t j = 0; j < walk_batch; ++j) {
-        if (j < batch && may_serve(load_state(states_, page + k + j), size, fresh, cls, exhaustive)) {
-          candidates |= 1u << j;
-        }
-      }
-      for (; candidates != 0; candidates &= candidates - 1u) {
-        const std::uint32_t j = detail::lowest_bit(candidates);
-        if (void* p = try_page(page + k + j, size, fresh, cls, exhaustive)) { return p; }
-      }
-    }
-    return nullptr;
-  }
-
-  /// Whether a page in state `state` may serve the walk's request (a snapshot; try_page and
-  /// try_page_group decide): a free page, or in pass 0 a page of the request's own class with a
-  /// spot left, in pass 1 a page of a chunk size the request accepts that is not locked.
-  DEVALLOC_HOST_DEVICE static constexpr bool may_serve(std::uint64_t state, std::uint32_t size, const page_layout& fresh,
-                                                       std::uint32_t cls, bool exhaustive) noexcept
-  {
-    const std::uint32_t chunk = chunk_of(state);
-    if (chunk == 0) { return true; }
-    if (!exhaustive) { return chunk == cls && count_of(state) < fresh.spots; }
-    return accepts(chunk, size) && count_of(state) < lock_count;
   }
 
   /// §6.1 alloc lines 8-27 for one page: use it if its chunk size fits, take it from the free-page
