@@ -18,7 +18,8 @@
 //                                  devalloc-bench's probability kernel adds to the allocator's time)
 //
 // Environment: PROBE_RESET=1 resets the heap before every repetition (devalloc-bench's cells start on
-// fresh heaps); PROBE_HEAP=<bytes> sets tput/mix's heap (devalloc-bench's fill cells); PROBE_DEFAULT_ONLY,
+// fresh heaps); PROBE_HEAP=<bytes> sets tput/mix's heap (devalloc-bench's fill cells); PROBE_SMEM=<bytes>
+// gives their alloc kernel dynamic shared memory (fewer resident blocks, same code); PROBE_DEFAULT_ONLY,
 // PROBE_SIMD_ONLY and PROBE_PAGES (the default and 8, 16, 32 KiB pages) pick the configurations.
 // Built with -DPROBE_MINIMAL=1 it holds only the default and XMallocSIMD (a small binary for A/B
 // builds of the library with nvcc by hand).
@@ -375,7 +376,14 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
       }
       TRY(cudaMemset(flags.data(), 0, 2 * sizeof(unsigned)));
       TRY(cudaEventRecord(e0));
-      alloc_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, size, hi, ptrs.data(), flags.data(), every);
+      // PROBE_SMEM=<bytes>: dynamic shared memory per block of the alloc kernel, which bounds the
+      // blocks resident per multiprocessor (occupancy) without changing the code.
+      const unsigned smem = std::getenv("PROBE_SMEM") != nullptr ? std::atoi(std::getenv("PROBE_SMEM")) : 0u;
+      if (smem > 48u * 1024u) {
+        TRY(cudaFuncSetAttribute(alloc_kernel<typename H::handle_type>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(smem)));
+      }
+      alloc_kernel<<<(n + 255) / 256, 256, smem>>>(heap.handle(), n, size, hi, ptrs.data(), flags.data(), every);
       TRY(cudaGetLastError());
       TRY(cudaEventRecord(e1));
       free_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, ptrs.data(), flags.data() + 1);
