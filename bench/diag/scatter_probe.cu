@@ -420,8 +420,8 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
     std::sort(f.begin(), f.end());
     const double ops = static_cast<double>((n + every - 1) / every);
     std::printf(hi > size ? " | %u-%uB" : " | %4uB", size, hi);
-    std::printf(" alloc %6.2fG free %6.2fG (alloc %.3f ms)", ops / (a[a.size() / 2] * 1e6), ops / (f[f.size() / 2] * 1e6),
-                a[a.size() / 2]);
+    std::printf(" alloc %6.2fG free %6.2fG (alloc %.3f ms)", ops / (a[a.size() / 2] * 1e6),
+                ops / (f[f.size() / 2] * 1e6), a[a.size() / 2]);
   }
   std::printf("\n");
   std::fflush(stdout);
