@@ -19,7 +19,8 @@
 //
 // Environment: PROBE_RESET=1 resets the heap before every repetition (devalloc-bench's cells start on
 // fresh heaps); PROBE_HEAP=<bytes> sets tput/mix's heap (devalloc-bench's fill cells); PROBE_SMEM=<bytes>
-// gives their alloc kernel dynamic shared memory (fewer resident blocks, same code); PROBE_DEFAULT_ONLY,
+// gives their alloc kernel dynamic shared memory (fewer resident blocks, same code); PROBE_SLOW=<k> prints
+// the k slowest allocations of their last repetition (with event counts in DIAG_PROBE builds); PROBE_DEFAULT_ONLY,
 // PROBE_SIMD_ONLY and PROBE_PAGES (the default and 8, 16, 32 KiB pages) pick the configurations.
 // Built with -DPROBE_MINIMAL=1 it holds only the default and XMallocSIMD (a small binary for A/B
 // builds of the library with nvcc by hand).
@@ -318,14 +319,16 @@ void run(const char* name, const Params& p, double cycles_per_us)
 
 template <class H>
 __global__ void alloc_kernel(H heap, unsigned n, unsigned size, unsigned hi, void** out, unsigned* failed,
-                             unsigned every)
+                             unsigned every, u64* spent)
 {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) { return; }
   out[i] = nullptr;
   if (i % every != 0) { return; }
   const unsigned s = hi > size ? static_cast<unsigned>(uniform_size(hash3(i, 7, 0x5EED), size, hi)) : size;
+  const auto t0 = cycles_now();
   void* p = heap.alloc(s);
+  if (spent != nullptr) { spent[i] = cycles_now() - t0; }
   if (p == nullptr) {
     atomicAdd(failed, 1u);
   } else {
@@ -367,6 +370,11 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
     // PROBE_RESET=1: every repetition on a reset heap, as devalloc-bench's cells run (Lease::fresh);
     // without it the repetitions after the first meet the directory the previous one left.
     const bool reset_each = std::getenv("PROBE_RESET") != nullptr;
+    // PROBE_SLOW=<k>: the k slowest allocations of the last repetition (clock64 around alloc()),
+    // with their sizes and, in DIAG_PROBE builds, their event counts: what the launch's tail did.
+    const unsigned slow_lanes = std::getenv("PROBE_SLOW") != nullptr ? std::atoi(std::getenv("PROBE_SLOW")) : 0u;
+    devalloc::buffer<u64> spent(slow_lanes != 0 ? n : 1);
+    std::vector<u64> last_events;
     for (int r = 0; r < 6; ++r) {
       if (reset_each) { heap.reset(); }
       if (DIAG_PROBE) {
@@ -383,7 +391,9 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
         TRY(cudaFuncSetAttribute(alloc_kernel<typename H::handle_type>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(smem)));
       }
-      alloc_kernel<<<(n + 255) / 256, 256, smem>>>(heap.handle(), n, size, hi, ptrs.data(), flags.data(), every);
+      TRY(cudaMemset(spent.data(), 0, sizeof(u64) * spent.size()));
+      alloc_kernel<<<(n + 255) / 256, 256, smem>>>(heap.handle(), n, size, hi, ptrs.data(), flags.data(), every,
+                                                   slow_lanes != 0 ? spent.data() : nullptr);
       TRY(cudaGetLastError());
       TRY(cudaEventRecord(e1));
       free_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, ptrs.data(), flags.data() + 1);
@@ -408,6 +418,7 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
             top[e] = std::max(top[e], ev[i * n_events + e]);
           }
         }
+        last_events = ev;
         std::printf("\n   %uB rep %d alloc %.3f ms:", size, r, ma);
         for (unsigned e = 0; e < n_events; ++e) {
           if (tot[e] != 0) { std::printf(" %s %llu (max %llu)", devalloc::detail::probe::name(e), tot[e], top[e]); }
@@ -415,6 +426,29 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
         u64* none = nullptr;
         TRY(cudaMemcpyToSymbol(g_counts, &none, sizeof(none)));
       }
+    }
+    if (slow_lanes != 0) {
+      int khz = 0;
+      TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+      const double per_us = khz / 1e3;
+      const std::vector<u64> c = spent.to_host();
+      std::vector<unsigned> order(n);
+      std::iota(order.begin(), order.end(), 0u);
+      std::sort(order.begin(), order.end(), [&](unsigned x, unsigned y) { return c[x] > c[y]; });
+      std::vector<u64> sorted(c);
+      std::sort(sorted.begin(), sorted.end());
+      std::printf("\n   last repetition, alloc us: p50 %.2f p99 %.2f p99.9 %.2f max %.1f", sorted[n / 2] / per_us,
+                  sorted[n * 99 / 100] / per_us, sorted[n * 999 / 1000] / per_us, sorted[n - 1] / per_us);
+      for (unsigned k = 0; k < slow_lanes && k < n; ++k) {
+        const unsigned i = order[k];
+        const unsigned sz = hi > size ? static_cast<unsigned>(uniform_size(hash3(i, 7, 0x5EED), size, hi)) : size;
+        std::printf("\n   slow %7.1f us thread %u size %u:", c[i] / per_us, i, sz);
+        for (unsigned e = 0; e < n_events && !last_events.empty(); ++e) {
+          const u64 v = last_events[static_cast<std::size_t>(i) * n_events + e];
+          if (v != 0) { std::printf(" %s %llu", devalloc::detail::probe::name(e), v); }
+        }
+      }
+      std::printf("\n");
     }
     std::sort(a.begin(), a.end());
     std::sort(f.begin(), f.end());
