@@ -238,6 +238,8 @@ class search : public multi_page<Config> {
       if (r == round_result::served) { return p; }
       DEVALLOC_PROBE(round_again);
     }
+    // More than half a page: only a free page can serve it (see alloc_whole_page), not the walk.
+    if (Config::resetfreedpages && fresh.spots == 1u) { return alloc_whole_page(cls, fresh); }
     // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
     // while they still have room), scan_passes times, then the walk.
     for (std::uint32_t pass = 0; pass < scan_passes; ++pass) {
@@ -266,6 +268,29 @@ class search : public multi_page<Config> {
       }
     }
     return nullptr;
+  }
+
+  /// A request of more than half a page (a class of one chunk a page) that the directory rounds
+  /// did not serve. Every chunk size it accepts (at least the request) holds one chunk a page, and
+  /// with resetfreedpages such a page with room is a free page (its one chunk was freed, the page
+  /// reset), so a free page in the free-page map is the only thing that can serve it: the whole
+  /// map is looked through (64 pages a word, claim_one's batches) from a start hashed from the
+  /// warp, the lane and the class. The walk that did this before read the state of every page of
+  /// the heap (pass 0 and pass 1) for each request that then failed: sizes uniform in 16-4096 B at
+  /// 80 % fill ran at 2.1 M allocs/s on the H100, one failing request about a millisecond
+  /// (results/gpu/2026-11-26_b48955e_H100). Not the walk's guarantee for a page in the middle of
+  /// its reset (count 0, not yet free in the map): such a request may get nullptr for that moment
+  /// (docs/scatter.md, Known limitations).
+  DEVALLOC_DEVICE void* alloc_whole_page(std::uint32_t cls, const page_layout& fresh) const noexcept
+  {
+    DEVALLOC_PROBE(whole_page);
+    const std::uint32_t key = detail::warp_id() * 0x9E3779B9u ^ detail::lane_id() * 0x85EBCA6Bu ^
+                              detail::sm_id() * Config::hash_k_mp ^ cls * Config::hash_k_size;
+    const auto start = static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key)} * pages_) >> 32);
+    const std::uint32_t page = free_map_.claim_one(start, free_map_.word_count());
+    if (page == detail::page_bitmap::none) { return nullptr; }
+    open_page(page, cls, fresh, 1u);
+    return take_spot(page, cls, fresh, 0u);
   }
 
   enum class round_result { served, again, no_free_page };
@@ -684,8 +709,26 @@ class search : public multi_page<Config> {
       // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
       const bool usable = exhaustive ? full < region_pages : !over_threshold(full, region_pages);
       if (usable) {
-        for (std::uint32_t k = 0; k < span; ++k) {
-          if (void* p = try_page(page + k, size, fresh, cls, exhaustive)) { return p; }
+        // The states of walk_batch pages are read together (independent loads, one latency), and
+        // only the pages that may serve are tried (may_serve): near a full heap a walk that read
+        // one page a latency took about a millisecond per failing request (a heap of 82 000 pages).
+        for (std::uint32_t k = 0; k < span; k += walk_batch) {
+          const std::uint32_t batch = span - k < walk_batch ? span - k : walk_batch;
+          // All loads first, then the tests: a test between two loads would wait for the first.
+          std::uint64_t seen[walk_batch];
+          DEVALLOC_UNROLL
+          for (std::uint32_t j = 0; j < walk_batch; ++j) {
+            seen[j] = j < batch ? load_state(states_, page + k + j) : ~0ull;
+          }
+          std::uint32_t candidates = 0;
+          DEVALLOC_UNROLL
+          for (std::uint32_t j = 0; j < walk_batch; ++j) {
+            if (j < batch && may_serve(seen[j], size, fresh, cls, exhaustive)) { candidates |= 1u << j; }
+          }
+          for (; candidates != 0; candidates &= candidates - 1u) {
+            const std::uint32_t j = detail::lowest_bit(candidates);
+            if (void* p = try_page(page + k + j, size, fresh, cls, exhaustive)) { return p; }
+          }
         }
       } else {
         DEVALLOC_PROBE(region_skip);
@@ -699,6 +742,22 @@ class search : public multi_page<Config> {
       if (pos == n) { pos = 0; }
     }
     return nullptr;
+  }
+
+  /// Pages whose states the walk reads together (search_block).
+  static constexpr std::uint32_t walk_batch = 8;
+
+  /// Whether a page in state `state` may serve the walk's request (a snapshot; try_page and
+  /// try_page_group decide): a free page, or a page with a spot left of the request's own class
+  /// (pass 0) or of a chunk size the request accepts (pass 1).
+  DEVALLOC_HOST_DEVICE static constexpr bool may_serve(std::uint64_t state, std::uint32_t size,
+                                                       const page_layout& fresh, std::uint32_t cls,
+                                                       bool exhaustive) noexcept
+  {
+    const std::uint32_t chunk = chunk_of(state);
+    if (chunk == 0) { return true; }
+    if (chunk == cls) { return count_of(state) < fresh.spots; }
+    return exhaustive && accepts(chunk, size) && count_of(state) < layout_of(chunk).spots;
   }
 
   /// §6.1 alloc lines 8-27 for one page: use it if its chunk size fits, take it from the free-page
