@@ -275,11 +275,11 @@ class search : public multi_page<Config> {
   /// with resetfreedpages such a page with room is a free page (its one chunk was freed, the page
   /// reset), so a free page in the free-page map is the only thing that can serve it: the whole
   /// map is looked through (64 pages a word, claim_one's batches) from a start hashed from the
-  /// warp, the lane and the class. The walk that did this before read the state of every page of
-  /// the heap (pass 0 and pass 1) for each request that then failed: sizes uniform in 16-4096 B at
-  /// 80 % fill ran at 2.1 M allocs/s on the H100, one failing request about a millisecond
-  /// (results/gpu/2026-11-26_b48955e_H100). Not the walk's guarantee for a page in the middle of
-  /// its reset (count 0, not yet free in the map): such a request may get nullptr for that moment
+  /// warp, the lane and the class. Before, such a request walked: eight lanes of one warp tried
+  /// 38 000-43 000 pages one by one in pass 0 before failing (sizes uniform in 16-4096 B at 80 %
+  /// fill: a 55 ms launch on the H100; with this and the walk's overlapped loads 23 ms:
+  /// results/gpu/2026-11-26_tail_H100). Not the walk's guarantee for a page in the middle of its
+  /// reset (count 0, not yet free in the map): such a request may get nullptr for that moment
   /// (docs/scatter.md, Known limitations).
   DEVALLOC_DEVICE void* alloc_whole_page(std::uint32_t cls, const page_layout& fresh) const noexcept
   {
