@@ -55,18 +55,24 @@ struct small_request {
   unsigned long long again = 0;  ///< tries of a second request of the same size
 };
 
+/// One worker allocates `bytes` until the heap returns nullptr; the chunks stay held.
+template <class A>
+std::vector<std::uintptr_t> fill_by_one_worker(A& allocator, std::size_t bytes)
+{
+  std::vector<std::uintptr_t> chunks;
+  for (std::uintptr_t p = single_alloc(allocator, bytes); p != 0; p = single_alloc(allocator, bytes)) {
+    chunks.push_back(p);
+  }
+  return chunks;
+}
+
 small_request half_filled_heap_then_small_request()
 {
   using A = allocator_t;
   A allocator(std::size_t{1} << 20);
   const auto c = allocator.handle().creation();
   const std::uint32_t pages = c.page_count();
-  std::vector<std::uintptr_t> chunks;
-  for (;;) {
-    const std::uintptr_t p = single_alloc(allocator, 2048);
-    if (p == 0) { break; }
-    chunks.push_back(p);
-  }
+  const std::vector<std::uintptr_t> chunks = fill_by_one_worker(allocator, 2048);
   EXPECT_EQ(chunks.size(), 2u * pages) << "every page takes two 2048-byte chunks";
   small_request r;
   r.free_page = pages / 2 + 5;  // somewhere away from the hashed pages' start
@@ -197,10 +203,7 @@ large_on_full_heap one_chunk_pages_then_large_request()
   A allocator(std::size_t{1} << 20);
   const auto c = allocator.handle().creation();
   const std::uint32_t pages = c.page_count();
-  std::vector<std::uintptr_t> chunks;
-  for (std::uintptr_t p = single_alloc(allocator, 4096); p != 0; p = single_alloc(allocator, 4096)) {
-    chunks.push_back(p);
-  }
+  const std::vector<std::uintptr_t> chunks = fill_by_one_worker(allocator, 4096);
   EXPECT_EQ(chunks.size(), pages) << "every page takes one 4096-byte chunk";
   large_on_full_heap r;
   probe_testing::clear();
