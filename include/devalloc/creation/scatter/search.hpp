@@ -284,11 +284,24 @@ class search : public multi_page<Config> {
   DEVALLOC_DEVICE void* alloc_whole_page(std::uint32_t cls, const page_layout& fresh) const noexcept
   {
     DEVALLOC_PROBE(whole_page);
-    const std::uint32_t key = detail::warp_id() * 0x9E3779B9u ^ detail::lane_id() * 0x85EBCA6Bu ^
-                              detail::sm_id() * Config::hash_k_mp ^ cls * Config::hash_k_size;
-    const auto start = static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key)} * pages_) >> 32);
-    const std::uint32_t page = free_map_.claim_one(start, free_map_.word_count());
-    if (page == detail::page_bitmap::none) { return nullptr; }
+    const std::uint32_t page = free_map_.claim_one(map_start(cls, detail::lane_id()), free_map_.word_count());
+    return page == detail::page_bitmap::none ? nullptr : open_for_one(page, cls, fresh);
+  }
+
+  /// Where a request starts looking in the free-page map: a hash of (warp, class, multiprocessor,
+  /// `salt`: the directory round, or the lane) spread evenly over the heap (a linear mix such as
+  /// eq. (3)'s piles starts of different multiprocessors onto the same words, which then fill first).
+  DEVALLOC_DEVICE std::uint32_t map_start(std::uint32_t cls, std::uint32_t salt) const noexcept
+  {
+    const std::uint32_t key = detail::warp_id() * 0x9E3779B9u ^ cls * Config::hash_k_size ^
+                              detail::sm_id() * Config::hash_k_mp ^ salt * 0x85EBCA6Bu;
+    return static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key)} * pages_) >> 32);
+  }
+
+  /// A page the caller took from the free-page map, opened with chunk size `cls` for the caller
+  /// alone (one reservation), and its first spot.
+  DEVALLOC_DEVICE void* open_for_one(std::uint32_t page, std::uint32_t cls, const page_layout& fresh) const noexcept
+  {
     open_page(page, cls, fresh, 1u);
     return take_spot(page, cls, fresh, 0u);
   }
@@ -370,12 +383,7 @@ class search : public multi_page<Config> {
     const bool last_share = share_first + share_lanes == left;
     const std::uint32_t members = detail::lanes_of(rest, share_first, share_lanes);
     const unsigned taker = detail::leader_lane(rest);
-    // Where to look in the free-page map: a hash of (warp, class, multiprocessor, round), spread
-    // evenly over the heap (a linear mix such as eq. (3)'s piles starts of different
-    // multiprocessors onto the same words, which then fill first).
-    const std::uint32_t key = detail::warp_id() * 0x9E3779B9u ^ cls * Config::hash_k_size ^
-                              detail::sm_id() * Config::hash_k_mp ^ round * 0x85EBCA6Bu;
-    const auto start = static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key)} * pages_) >> 32);
+    const std::uint32_t start = map_start(cls, round);
     std::uint32_t page = detail::page_bitmap::none;
     for (std::uint32_t have = 0; have < shares;) {
       detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
@@ -766,18 +774,14 @@ class search : public multi_page<Config> {
                                  bool exhaustive) const noexcept
   {
     if (!exhaustive) { return try_page_group(page, fresh, cls); }
-    detail::device_atomic<std::uint64_t> state(states_[page]);
-    const std::uint64_t seen = state.load(detail::memory_order_relaxed);
+    const std::uint64_t seen = load_state(states_, page);
+    if (!may_serve(seen, size, fresh, cls, true)) { return nullptr; }  // another size, or full
     const std::uint32_t chunk = chunk_of(seen);
     if (chunk == 0) {
-      if (!free_map_.claim_unit(page)) { return nullptr; }  // being opened or reset by someone else
-      open_page(page, cls, fresh, 1u);
-      return take_spot(page, cls, fresh, 0u);
+      // Ours if we take it in the map (else someone else opens or resets it).
+      return free_map_.claim_unit(page) ? open_for_one(page, cls, fresh) : nullptr;
     }
-    if (!accepts(chunk, size)) { return nullptr; }
-    const page_layout layout = chunk == cls ? fresh : layout_of(chunk);
-    if (count_of(seen) >= layout.spots) { return nullptr; }  // full
-    return reserve(page, chunk, layout);
+    return reserve(page, chunk, chunk == cls ? fresh : layout_of(chunk));
   }
 
   /// Pass 0 for one page, for the lanes of the warp that arrive at this page together with the
