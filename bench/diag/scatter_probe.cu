@@ -375,6 +375,13 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
     const unsigned slow_lanes = std::getenv("PROBE_SLOW") != nullptr ? std::atoi(std::getenv("PROBE_SLOW")) : 0u;
     devalloc::buffer<u64> spent(slow_lanes != 0 ? n : 1);
     std::vector<u64> last_events;
+    // PROBE_SMEM=<bytes>: dynamic shared memory per block of the alloc kernel, which bounds the
+    // blocks resident per multiprocessor (occupancy) without changing the code.
+    const unsigned smem = std::getenv("PROBE_SMEM") != nullptr ? std::atoi(std::getenv("PROBE_SMEM")) : 0u;
+    if (smem > 48u * 1024u) {
+      TRY(cudaFuncSetAttribute(alloc_kernel<typename H::handle_type>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(smem)));
+    }
     for (int r = 0; r < 6; ++r) {
       if (reset_each) { heap.reset(); }
       if (DIAG_PROBE) {
@@ -384,13 +391,6 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
       }
       TRY(cudaMemset(flags.data(), 0, 2 * sizeof(unsigned)));
       TRY(cudaEventRecord(e0));
-      // PROBE_SMEM=<bytes>: dynamic shared memory per block of the alloc kernel, which bounds the
-      // blocks resident per multiprocessor (occupancy) without changing the code.
-      const unsigned smem = std::getenv("PROBE_SMEM") != nullptr ? std::atoi(std::getenv("PROBE_SMEM")) : 0u;
-      if (smem > 48u * 1024u) {
-        TRY(cudaFuncSetAttribute(alloc_kernel<typename H::handle_type>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(smem)));
-      }
       TRY(cudaMemset(spent.data(), 0, sizeof(u64) * spent.size()));
       alloc_kernel<<<(n + 255) / 256, 256, smem>>>(heap.handle(), n, size, hi, ptrs.data(), flags.data(), every,
                                                    slow_lanes != 0 ? spent.data() : nullptr);
@@ -432,14 +432,15 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
       TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
       const double per_us = khz / 1e3;
       const std::vector<u64> c = spent.to_host();
-      std::vector<unsigned> order(n);
-      std::iota(order.begin(), order.end(), 0u);
+      // Only the threads that allocated (every `every`-th), slowest first.
+      std::vector<unsigned> order;
+      for (unsigned i = 0; i < n; i += every) { order.push_back(i); }
       std::sort(order.begin(), order.end(), [&](unsigned x, unsigned y) { return c[x] > c[y]; });
-      std::vector<u64> sorted(c);
-      std::sort(sorted.begin(), sorted.end());
-      std::printf("\n   last repetition, alloc us: p50 %.2f p99 %.2f p99.9 %.2f max %.1f", sorted[n / 2] / per_us,
-                  sorted[n * 99 / 100] / per_us, sorted[n * 999 / 1000] / per_us, sorted[n - 1] / per_us);
-      for (unsigned k = 0; k < slow_lanes && k < n; ++k) {
+      const std::size_t m = order.size();
+      auto pct = [&](double q) { return c[order[static_cast<std::size_t>((1.0 - q) * (m - 1))]] / per_us; };
+      std::printf("\n   last repetition, alloc us: p50 %.2f p99 %.2f p99.9 %.2f max %.1f", pct(0.5), pct(0.99),
+                  pct(0.999), pct(1.0));
+      for (unsigned k = 0; k < slow_lanes && k < m; ++k) {
         const unsigned i = order[k];
         const unsigned sz = hi > size ? static_cast<unsigned>(uniform_size(hash3(i, 7, 0x5EED), size, hi)) : size;
         std::printf("\n   slow %7.1f us thread %u size %u:", c[i] / per_us, i, sz);
