@@ -26,6 +26,7 @@ static_assert(C::hash_k_mp == 103);
 static_assert(C::class_slots == 7, "DEVALLOC_SCATTER_CLASS_SLOTS=7");
 static_assert(C::warp_slots == 9, "DEVALLOC_SCATTER_WARP_SLOTS=9");
 static_assert(C::open_wait_reads == 5, "DEVALLOC_SCATTER_OPEN_WAIT_READS=5");
+static_assert(C::span_pages == 3, "DEVALLOC_SCATTER_SPAN_PAGES=3");
 static_assert(creation::Scatter<>::class_slots == 7 && creation::Scatter<>::open_wait_reads == 5);
 static_assert(distribution::XMallocSIMDConfig::pagesize == 1024, "XMallocSIMD follows DEVALLOC_SCATTER_PAGESIZE");
 
@@ -34,7 +35,7 @@ TEST(ScatterOverride, CompileDefinitionsChangeTheDefaults)
   const std::string name = creation::Scatter<>::classname();
   EXPECT_EQ(name,
             "Scatter<pagesize=1024, accessblocksize=65536, regionsize=8, wastefactor=3, resetfreedpages=0, k_S=101, "
-            "k_mp=103, class_slots=7, warp_slots=9, open_wait_reads=5>");
+            "k_mp=103, class_slots=7, warp_slots=9, open_wait_reads=5, span_pages=3>");
   presets::scatter_simd allocator(1u << 20);
   const auto c = allocator.handle().creation();
   EXPECT_EQ(c.pages_per_block(), 64u);

@@ -120,7 +120,7 @@ TEST(ScatterConfiguration, ClassnameNamesEveryParameter)
 {
   const std::string name = creation::Scatter<>::classname();
   for (const char* part : {"pagesize=", "accessblocksize=", "regionsize=", "wastefactor=", "resetfreedpages=", "k_S=",
-                           "k_mp=", "class_slots=", "warp_slots=", "open_wait_reads="}) {
+                           "k_mp=", "class_slots=", "warp_slots=", "open_wait_reads=", "span_pages="}) {
     EXPECT_NE(name.find(part), std::string::npos) << part << " missing in " << name;
   }
   EXPECT_NE(name.find("pagesize=" + std::to_string(DEVALLOC_SCATTER_PAGESIZE)), std::string::npos);
@@ -140,6 +140,7 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
   EXPECT_EQ(creation::ScatterConfig::class_slots, 2048u);
   EXPECT_EQ(creation::ScatterConfig::warp_slots, 8192u);
   EXPECT_EQ(creation::ScatterConfig::open_wait_reads, 8u);
+  EXPECT_EQ(creation::ScatterConfig::span_pages, 4u);
   EXPECT_EQ(creation::ScatterConfig::wastefactor, 2u);
   EXPECT_TRUE(creation::ScatterConfig::resetfreedpages);
   EXPECT_EQ(creation::Scatter<NoResetConfig>::pagesize, creation::ScatterConfig::pagesize);
@@ -153,17 +154,28 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
 template <class S>
 void expect_layouts_fit()
 {
-  std::uint32_t previous = ~0u;
+  std::uint32_t previous = ~0u, previous_span = 1;
   for (std::uint32_t chunk = S::min_chunk; chunk <= S::pagesize; chunk += S::min_chunk) {
     const auto layout = S::layout_of(chunk);
     ASSERT_GE(layout.spots, 1u) << chunk;
     ASSERT_LE(layout.spots, 1024u) << chunk;
-    ASSERT_LE(layout.spots, previous) << "fewer chunks for a smaller size at " << chunk;
+    // Chunks per page (a span's over its pages) never grow with the chunk size.
+    ASSERT_LE(std::uint64_t{layout.spots} * previous_span, std::uint64_t{previous} * layout.span)
+      << "fewer chunks per page for a smaller size at " << chunk;
     previous = layout.spots;
+    previous_span = layout.span;
+    ASSERT_GE(layout.span, 1u) << chunk;
+    ASSERT_LE(layout.span, S::config::span_pages) << chunk;
+    if (layout.span > 1u) {
+      ASSERT_FALSE(layout.hierarchical) << chunk;
+      ASSERT_GT(chunk, S::pagesize / 4u) << "only chunks above a quarter of a page span pages";
+      // The span holds more chunks per page than one page would.
+      ASSERT_GT(layout.spots, layout.span * (S::pagesize / chunk)) << chunk;
+    }
     if (!layout.hierarchical) {
       ASSERT_LE(layout.spots, 32u) << chunk;
-      ASSERT_LE(std::uint64_t{layout.spots} * chunk, S::pagesize) << chunk;
-      ASSERT_EQ(layout.spots, std::min<std::uint32_t>(32u, S::pagesize / chunk)) << chunk;
+      ASSERT_LE(std::uint64_t{layout.spots} * chunk, std::uint64_t{layout.span} * S::pagesize) << chunk;
+      ASSERT_EQ(layout.spots, std::min<std::uint32_t>(32u, layout.span * S::pagesize / chunk)) << chunk;
     } else {
       ASSERT_LE(layout.segments(), 32u) << chunk;
       ASSERT_LT(layout.additional, 32u) << chunk;
@@ -186,6 +198,45 @@ TEST(ScatterLayout, EveryChunkSizeFitsItsPage)
   EXPECT_EQ(creation::Scatter<>::layout_of(64).spots, 63u);
   EXPECT_EQ(creation::Scatter<>::layout_of(128).spots, 32u);
   EXPECT_EQ(creation::Scatter<>::layout_of(4096).spots, 1u);
+  // Spans (span_pages = 4): 3 chunks of 2720 B in 2 pages, 4 of 3072 B in 3, 7 of 2336 B in 4;
+  // the classes of requests just above half a page use them (2096 B: 2336 instead of 4096).
+  using S = creation::Scatter<>;
+  EXPECT_EQ(S::layout_of(2720).span, 2u);
+  EXPECT_EQ(S::layout_of(2720).spots, 3u);
+  EXPECT_EQ(S::layout_of(3072).span, 3u);
+  EXPECT_EQ(S::layout_of(3072).spots, 4u);
+  EXPECT_EQ(S::layout_of(2336).span, 4u);
+  EXPECT_EQ(S::layout_of(2336).spots, 7u);
+  EXPECT_EQ(S::class_of(2096), 2336u);
+  EXPECT_EQ(S::class_of(4096), 4096u);
+  EXPECT_EQ(S::class_of(1024), 1024u);
+}
+
+template <class S>
+void expect_classes_hold_their_requests()
+{
+  // Every request's class is a chunk it accepts, laid out with at least as many chunks per page
+  // as the request's own size in one page (spans only add chunks).
+  for (std::uint32_t size = S::min_chunk; size <= S::pagesize; size += S::min_chunk) {
+    const std::uint32_t c = S::class_of(size);
+    ASSERT_GE(c, size) << size;
+    ASSERT_LE(c, S::pagesize) << size;
+    ASSERT_LE(c, size * S::wastefactor) << size;
+    const std::uint32_t align = std::min<std::uint32_t>(size & (0u - size), 256u);
+    ASSERT_EQ(c % align, 0u) << "the class keeps the request's alignment at " << size;
+    const auto layout = S::layout_of(c);
+    if (!layout.hierarchical) {
+      ASSERT_GE(std::uint64_t{layout.spots}, std::uint64_t{layout.span} * std::min(32u, S::pagesize / size)) << size;
+    }
+  }
+}
+
+TEST(ScatterLayout, EveryRequestsClassHoldsIt)
+{
+  expect_classes_hold_their_requests<creation::Scatter<>>();
+  expect_classes_hold_their_requests<creation::Scatter<Page1KConfig>>();
+  expect_classes_hold_their_requests<creation::Scatter<Page256Config>>();
+  expect_classes_hold_their_requests<creation::Scatter<Page64KConfig>>();
 }
 
 template <class S>
@@ -378,8 +429,12 @@ TYPED_TEST(ScatterEach, AvailableSlotsAgreeOnHostDeviceAndWithFilling)
   // Some live allocations of every class so that pages of all kinds exist.
   filler<TypeParam> background(allocator, 4096);
   background.fill(8, class_size{page}, 40);
-  const std::vector<std::size_t> sizes = {1,    16,       40,   48,       64,       100,           256,
-                                          1000, page / 2, page, page + 1, 3 * page, 10 * page + 5, 100 * page};
+  // Sizes of span classes too (detail/bitfield_page.hpp: chunks over a quarter of a page may lie
+  // in spans of pages): 3/8, 1/2 + 48 B, 3/4 and all but 96 B of a page.
+  const std::vector<std::size_t> sizes = {1,        16,          40,       48,          64,   100,
+                                          256,      1000,        page / 2, page * 3 / 8, page / 2 + 48,
+                                          page * 3 / 4, page - 96, page,   page + 1,    3 * page,
+                                          10 * page + 5, 100 * page};
   for (std::size_t s : sizes) {
     const std::size_t host = allocator.getAvailableSlots(s);
     EXPECT_EQ(device_slots(allocator, s)[0], host) << s;
@@ -390,7 +445,8 @@ TYPED_TEST(ScatterEach, AvailableSlotsAgreeOnHostDeviceAndWithFilling)
     ASSERT_EQ(mixed[i], allocator.getAvailableSlots(sizes[i % sizes.size()])) << "lanes asking different sizes";
   }
   // Counting by filling: one worker allocates until nullptr; it must get exactly the slots announced.
-  for (std::size_t s : {std::size_t{16}, std::size_t{64}, std::size_t{200}, page, page + 1, 3 * page}) {
+  for (std::size_t s : {std::size_t{16}, std::size_t{64}, std::size_t{200}, page * 3 / 8, page / 2 + 48, page * 3 / 4,
+                        page - 96, page, page + 1, 3 * page}) {
     const std::size_t announced = allocator.getAvailableSlots(s);
     std::vector<std::uintptr_t> got;
     EXPECT_EQ(count_by_filling(allocator, s, announced + 8, &got), announced) << s;
@@ -841,6 +897,58 @@ TEST(ScatterProtocol, MultiPageChunksAreFreedOnlyFromTheirFirstPage)
   EXPECT_EQ(allocator.stats().double_frees, 1u);
   EXPECT_EQ(chunk_starts(allocator, {p, p + page_bytes}), (std::vector<std::uintptr_t>{0, 0}));
   expect_empty(allocator, "after the multi-page frees");
+}
+
+TEST(ScatterProtocol, ChunksOfASpanAreFreedFromAnyOfItsPages)
+{
+  // 3000-byte requests: class 3072, four chunks in a span of three pages (detail/bitfield_page.hpp).
+  // The second chunk crosses from the first page into the second, the third starts in the
+  // second, the fourth in the third: each is freed from where it starts, and every other
+  // pointer into the span is no chunk start.
+  using S = Default::creation_policy;
+  ASSERT_EQ(S::pagesize, 4096u);
+  ASSERT_EQ(S::class_of(3008), 3072u);
+  ASSERT_EQ(S::layout_of(3072).span, 3u);
+  Default allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  std::vector<std::uintptr_t> p;
+  for (int k = 0; k < 4; ++k) { p.push_back(single_alloc(allocator, 3000)); }
+  const std::uint32_t first = c.page_of(reinterpret_cast<void*>(p[0]));
+  const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(c.data_begin()) + std::uintptr_t{first} * S::pagesize;
+  ASSERT_EQ(first % 3u, 0u) << "a span starts at an aligned group of pages";
+  std::vector<std::uintptr_t> expected;
+  for (std::uintptr_t k = 0; k < 4; ++k) { expected.push_back(base + k * 3072u); }
+  std::sort(p.begin(), p.end());
+  ASSERT_EQ(p, expected) << "one worker's four requests fill one span, chunk after chunk";
+  EXPECT_EQ(c.page_host(first).chunk, 3072u);
+  EXPECT_EQ(c.page_host(first).count, 4u);
+  for (std::uint32_t d = 1; d < 3; ++d) {
+    EXPECT_EQ(c.page_host(first + d).chunk, S::large_chunk) << d;
+    EXPECT_EQ(c.page_host(first + d).bits, (1u << 31) | d) << "the span's page +" << d << " names its distance";
+  }
+  EXPECT_EQ(c.check_invariants_host(), "");
+  EXPECT_EQ(chunk_starts(allocator, {p[1] + 1024 + 16, p[2], p[2] + 16, p[3] + 3000, base + 2 * 4096}),
+            (std::vector<std::uintptr_t>{p[1], p[2], p[2], p[3], p[2]}))
+    << "chunk_start across the span's pages";
+  const std::vector<std::uintptr_t> invalid = {p[1] + 16, base + 4096, p[3] + 48, p[2] + 2048};
+  for (std::uintptr_t x : invalid) { single_dealloc(allocator, x); }
+  EXPECT_EQ(allocator.stats().invalid_frees, invalid.size()) << "pointers into a span that start no chunk";
+  EXPECT_EQ(c.page_host(first).count, 4u);
+  single_dealloc(allocator, p[3]);  // starts in the span's third page
+  single_dealloc(allocator, p[2]);  // starts in the second
+  EXPECT_EQ(c.page_host(first).count, 2u);
+  single_dealloc(allocator, p[3]);
+  EXPECT_EQ(allocator.stats().double_frees, 1u);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  single_dealloc(allocator, p[0]);
+  single_dealloc(allocator, p[1]);
+  for (std::uint32_t d = 0; d < 3; ++d) {
+    EXPECT_EQ(c.page_host(first + d).chunk, 0u) << "the span's pages go back together: +" << d;
+    EXPECT_EQ(c.page_host(first + d).bits, 0u) << d;
+  }
+  single_dealloc(allocator, p[3]);
+  EXPECT_EQ(allocator.stats().double_frees, 2u) << "a chunk of a span that was given back";
+  expect_empty(allocator, "after the span's frees");
 }
 
 TEST(ScatterProtocol, ForeignAndRepeatedFreesAreCountedAndDoNotCorruptTheTable)

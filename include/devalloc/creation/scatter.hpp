@@ -151,6 +151,10 @@
 #ifndef DEVALLOC_SCATTER_OPEN_WAIT_READS
 #define DEVALLOC_SCATTER_OPEN_WAIT_READS 8
 #endif
+/// Most pages a span of chunks covers (see ScatterConfig::span_pages; 1: no spans).
+#ifndef DEVALLOC_SCATTER_SPAN_PAGES
+#define DEVALLOC_SCATTER_SPAN_PAGES 4
+#endif
 
 DEVALLOC_NAMESPACE_BEGIN
 namespace creation {
@@ -162,7 +166,7 @@ namespace creation {
 /// symbols), never two definitions of one.
 template <std::uint32_t PageSize, unsigned long long AccessBlockSize, std::uint32_t RegionSize,
           std::uint32_t WasteFactor, bool ResetFreedPages, std::uint32_t HashKSize, std::uint32_t HashKMp,
-          std::uint32_t ClassSlots, std::uint32_t WarpSlots, std::uint32_t OpenWaitReads>
+          std::uint32_t ClassSlots, std::uint32_t WarpSlots, std::uint32_t OpenWaitReads, std::uint32_t SpanPages>
 struct basic_scatter_config {
   /// Bytes per page. Requests up to this size share pages; larger ones take consecutive pages.
   static constexpr std::uint32_t pagesize = PageSize;
@@ -196,6 +200,11 @@ struct basic_scatter_config {
   /// Re-reads (with a short sleep) of a directory page that another warp has installed but not
   /// yet opened, before the request installs a page of its own.
   static constexpr std::uint32_t open_wait_reads = OpenWaitReads;
+  /// Most pages (1..8) that one span of chunks covers: a chunk size of more than a quarter of a
+  /// page is laid out over the span of up to span_pages pages that holds the most chunks per page
+  /// (2720 B: 3 chunks in 2 pages; 3072 B: 4 in 3), and a request's size class is the smallest
+  /// such chunk. 1: every chunk lies in one page (a 2049-byte request takes a whole page).
+  static constexpr std::uint32_t span_pages = SpanPages;
 };
 
 /// The default configuration (build-time overridable through the DEVALLOC_SCATTER_* macros above).
@@ -203,12 +212,12 @@ using ScatterConfig =
   basic_scatter_config<DEVALLOC_SCATTER_PAGESIZE, DEVALLOC_SCATTER_ACCESSBLOCKSIZE, DEVALLOC_SCATTER_REGIONSIZE,
                        DEVALLOC_SCATTER_WASTEFACTOR, (DEVALLOC_SCATTER_RESETFREEDPAGES != 0),
                        DEVALLOC_SCATTER_HASH_K_SIZE, DEVALLOC_SCATTER_HASH_K_MP, DEVALLOC_SCATTER_CLASS_SLOTS,
-                       DEVALLOC_SCATTER_WARP_SLOTS, DEVALLOC_SCATTER_OPEN_WAIT_READS>;
+                       DEVALLOC_SCATTER_WARP_SLOTS, DEVALLOC_SCATTER_OPEN_WAIT_READS, DEVALLOC_SCATTER_SPAN_PAGES>;
 
 template <class Config = ScatterConfig>
 class Scatter : public scatter_detail::search<Config> {
   using base = scatter_detail::search<Config>;
-  using page_format = detail::bitfield_page<Config::pagesize>;
+  using page_format = detail::bitfield_page<Config::pagesize, Config::span_pages>;
 
  public:
   using config = Config;
@@ -221,6 +230,7 @@ class Scatter : public scatter_detail::search<Config> {
   using base::directory_words;
   using base::open_wait_reads;
   using base::pagesize;
+  using base::span_pages;
   using base::regionsize;
   using base::resetfreedpages;
   using base::warp_slots;
@@ -242,6 +252,8 @@ class Scatter : public scatter_detail::search<Config> {
   static_assert(class_slots >= 1 && class_slots <= (1u << 16),
                 "Scatter: class_slots must be between 1 and 65536; change Config::class_slots or "
                 "-DDEVALLOC_SCATTER_CLASS_SLOTS");
+  static_assert(span_pages >= 1 && span_pages <= 8,
+                "Scatter: span_pages must be between 1 and 8; change Config::span_pages or -DDEVALLOC_SCATTER_SPAN_PAGES");
   static_assert(open_wait_reads <= 1024,
                 "Scatter: open_wait_reads must be at most 1024; change Config::open_wait_reads or "
                 "-DDEVALLOC_SCATTER_OPEN_WAIT_READS");
@@ -338,7 +350,8 @@ class Scatter : public scatter_detail::search<Config> {
            ", resetfreedpages=" + std::to_string(resetfreedpages ? 1 : 0) +
            ", k_S=" + std::to_string(Config::hash_k_size) + ", k_mp=" + std::to_string(Config::hash_k_mp) +
            ", class_slots=" + std::to_string(class_slots) + ", warp_slots=" + std::to_string(warp_slots) +
-           ", open_wait_reads=" + std::to_string(open_wait_reads) + ">";
+           ", open_wait_reads=" + std::to_string(open_wait_reads) + ", span_pages=" + std::to_string(span_pages) +
+           ">";
   }
 
   // Geometry of this heap (host and device; valid after init_heap).
@@ -469,6 +482,10 @@ class Scatter : public scatter_detail::search<Config> {
       }
       if (chunk == large_chunk) {
         const std::uint32_t run = bits[page];
+        if ((run & span_tail) != 0) {
+          fail(where + "a span's page (" + std::to_string(run & ~span_tail) + " after its first) without its first page");
+          continue;
+        }
         if (run == 0 || run > pages_ - page) {
           fail(where + "multi-page chunk with page count " + std::to_string(run));
           continue;
@@ -496,12 +513,25 @@ class Scatter : public scatter_detail::search<Config> {
         fail(where + "stale chunk size " + std::to_string(chunk) + " on an empty page");
       }
       if (count == layout.spots) { ++full_pages[page / region_pages_]; }
+      if (layout.span > 1u) {
+        // A span: its other pages are marked (large_state, span_tail | distance) and count as full.
+        if (page % layout.span != 0 || layout.span > pages_ - page) {
+          fail(where + "span of " + std::to_string(layout.span) + " pages not at an aligned group");
+        }
+        for (std::uint32_t d = 1; d < layout.span && page + d < pages_; ++d) {
+          if (states[page + d] != large_state || bits[page + d] != (span_tail | d)) {
+            fail(where + "span: page +" + std::to_string(d) + " not marked as the span's");
+          }
+          ++full_pages[(page + d) / region_pages_];
+        }
+      }
       if (!layout.hierarchical) {
         if ((bits[page] & ~detail::low_bits(layout.spots)) != 0) { fail(where + "bits set beyond the chunk count"); }
         if (detail::popcount(bits[page]) != count) {
           fail(where + "fill count " + std::to_string(count) + " but " + std::to_string(detail::popcount(bits[page])) +
                " bits set");
         }
+        if (layout.span > 1u && layout.span <= pages_ - page) { page += layout.span - 1u; }
         continue;
       }
       const std::uint32_t segments = layout.segments();
@@ -575,11 +605,16 @@ class Scatter : public scatter_detail::search<Config> {
   {
     if (!owns(p)) { return free_result::invalid_pointer; }
     const std::size_t offset = static_cast<std::size_t>(static_cast<char*>(p) - data_);
-    const auto page = static_cast<std::uint32_t>(offset / pagesize);
-    const auto in_page = static_cast<std::uint32_t>(offset - static_cast<std::size_t>(page) * pagesize);
-    const std::uint64_t seen = detail::device_atomic<std::uint64_t>(states_[page]).load(detail::memory_order_relaxed);
-    const std::uint32_t chunk = chunk_of(seen);
-    if (chunk == large_chunk) { return in_page == 0 ? free_pages(page) : free_result::invalid_pointer; }
+    auto page = static_cast<std::uint32_t>(offset / pagesize);
+    auto in_page = static_cast<std::uint32_t>(offset - static_cast<std::size_t>(page) * pagesize);
+    std::uint64_t seen = load_state(states_, page);
+    std::uint32_t chunk = chunk_of(seen);
+    if (chunk == large_chunk) {
+      // Another page of a span: the chunk is its first page's (in_page then counts from there).
+      if (!span_first(page, in_page)) { return in_page == 0 ? free_pages(page) : free_result::invalid_pointer; }
+      seen = load_state(states_, page);
+      chunk = chunk_of(seen);
+    }
     if (chunk == 0) {
       // A free page: any 16-aligned offset may have been a chunk start before the page was reset.
       return in_page % min_chunk == 0 ? free_result::double_free : free_result::invalid_pointer;
@@ -588,7 +623,7 @@ class Scatter : public scatter_detail::search<Config> {
     const page_layout layout = layout_of(chunk);
     const std::uint32_t index = in_page / chunk;
     if (index >= layout.spots || in_page != index * chunk) {
-      return free_result::invalid_pointer;  // inside a chunk, the page's tail or its in-page bitfields
+      return free_result::invalid_pointer;  // inside a chunk, the page's (span's) tail or its in-page bitfields
     }
     // A live chunk holds a reservation, so its page's count is in [1, LOCK): a count of 0 (a page
     // that kept its size) or >= LOCK (a page being opened) has no live chunk, and its in-page
@@ -612,10 +647,14 @@ class Scatter : public scatter_detail::search<Config> {
   {
     if (!owns(p)) { return nullptr; }
     const std::size_t offset = static_cast<std::size_t>(static_cast<const char*>(p) - data_);
-    const auto page = static_cast<std::uint32_t>(offset / pagesize);
-    const auto in_page = static_cast<std::uint32_t>(offset - static_cast<std::size_t>(page) * pagesize);
-    const std::uint64_t seen = load_state(states_, page);
-    const std::uint32_t chunk = chunk_of(seen);
+    auto page = static_cast<std::uint32_t>(offset / pagesize);
+    auto in_page = static_cast<std::uint32_t>(offset - static_cast<std::size_t>(page) * pagesize);
+    std::uint64_t seen = load_state(states_, page);
+    std::uint32_t chunk = chunk_of(seen);
+    if (chunk == large_chunk && span_first(page, in_page)) {
+      seen = load_state(states_, page);
+      chunk = chunk_of(seen);
+    }
     if (chunk == large_chunk) {
       // The first page of a multi-page chunk holds its page count; the inner pages hold 0.
       for (std::uint32_t first = page;; --first) {
@@ -733,6 +772,22 @@ class Scatter : public scatter_detail::search<Config> {
   using page_format::large_state;
   using page_format::load_state;
   using page_format::segment_word;
+  using page_format::span_tail;
+
+  /// Device. If page `page` (whose state was seen as large_chunk) is one of a span's other pages
+  /// (its bitfield word is span_tail | distance), moves `page` to the span's first page and adds
+  /// the distance in bytes to `in_page`, and returns true; else (a page of a multi-page chunk)
+  /// changes nothing and returns false.
+  DEVALLOC_DEVICE bool span_first(std::uint32_t& page, std::uint32_t& in_page) const noexcept
+  {
+    const std::uint32_t mark = detail::atomic_load_relaxed(bitmasks_[page]);
+    if ((mark & span_tail) == 0) { return false; }
+    const std::uint32_t d = mark & ~span_tail;
+    if (d == 0 || d >= page_format::max_span || d > page) { return false; }  // never written (C1)
+    page -= d;
+    in_page += d * pagesize;
+    return true;
+  }
 };
 
 }  // namespace creation

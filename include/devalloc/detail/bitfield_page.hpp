@@ -10,7 +10,10 @@
 // reuse it; it holds no state: every function works on the words it is given.
 //
 //   * Layout (page_layout, layout_of): up to 32 chunks per page ("flat"): one 32-bit bitfield
-//     marks the used chunks. Smaller chunks (below hierarchy_threshold): the page holds segments
+//     marks the used chunks. With MaxSpan > 1, a chunk size of more than a quarter of a page may
+//     be laid out over a span of up to MaxSpan contiguous pages (a 2720-byte chunk: 3 in 2 pages
+//     instead of 1 in one), so that the rounding to whole chunks per page does not waste up to half
+//     of each page; the span's first page holds its state and bitfield. Smaller chunks (below hierarchy_threshold): the page holds segments
 //     of 32 chunks plus "additional" chunks; each segment's 32-bit bitfield sits at the end of the
 //     page (segment s at page end - 4 (s + 1), segment_word), and the page's own bitfield marks the
 //     segments that are (believed to be) full. Up to 32 x 32 = 1024 chunks per page.
@@ -34,12 +37,24 @@
 DEVALLOC_NAMESPACE_BEGIN
 namespace detail {
 
-template <std::uint32_t PageSize>
+template <std::uint32_t PageSize, std::uint32_t MaxSpan = 1>
 struct bitfield_page {
   /// Bytes per page.
   static constexpr std::uint32_t pagesize = PageSize;
   static_assert(pagesize >= 256 && pagesize <= (1u << 30),
                 "detail::bitfield_page: the page size must be between 256 and 2^30 bytes");
+  static_assert(MaxSpan >= 1 && MaxSpan <= 8, "detail::bitfield_page: MaxSpan (pages of a span) must be in 1..8");
+  /// Most pages one span of chunks covers (1: every chunk lies in one page). Spans need
+  /// span * pagesize to fit 32 bits: larger pages never span.
+  static constexpr std::uint32_t max_span = pagesize <= (1u << 24) ? MaxSpan : 1u;
+  /// Chunk sizes above this may span pages (pages of at most 3 chunks: the rounding to whole
+  /// chunks per page wastes up to half a page there; below, a page's tail is at most a quarter
+  /// of a chunk).
+  static constexpr std::uint32_t span_min_chunk = pagesize / 4u;
+  /// The bitfield word of a span's other pages: span_tail | distance to the span's first page
+  /// (their state is large_state, as the inner pages of a multi-page chunk, whose word is 0 and
+  /// whose first page's word is its page count, below 2^31).
+  static constexpr std::uint32_t span_tail = 1u << 31;
 
   /// Granule of chunk sizes: every request is rounded up to a multiple of it, so every pointer is
   /// at least 16-byte aligned.
@@ -79,7 +94,8 @@ struct bitfield_page {
 
   /// How a page is split for one chunk size (thesis §4.3.5, countFreeChunksInPage).
   struct page_layout {
-    std::uint32_t spots = 0;          ///< chunks on the page
+    std::uint32_t spots = 0;          ///< chunks on the page (the span)
+    std::uint32_t span = 1;           ///< pages the chunks lie in (flat layouts only; > 1: a span)
     std::uint32_t full_segments = 0;  ///< hierarchical: segments of 32 chunks
     std::uint32_t additional = 0;     ///< hierarchical: chunks in the last, partial segment
     bool hierarchical = false;
@@ -99,14 +115,25 @@ struct bitfield_page {
   }
 
   /// Layout of a page split into chunks of `chunk` bytes (16 <= chunk <= pagesize).
-  /// Flat (chunk > hierarchy_threshold): min(pagesize / chunk, 32) chunks. Hierarchical: segments
-  /// of 32 chunks + one 4-byte bitfield each, then as many additional chunks as fit beside one more
-  /// bitfield; at most 32 segments.
+  /// Flat (chunk > hierarchy_threshold): min(pagesize / chunk, 32) chunks. Above span_min_chunk
+  /// (with max_span > 1): the span of 1..max_span pages with the most chunks per page (the fewest
+  /// pages among equals), its chunks laid end to end from the first page on. Hierarchical:
+  /// segments of 32 chunks + one 4-byte bitfield each, then as many additional chunks as fit beside
+  /// one more bitfield; at most 32 segments.
   DEVALLOC_HOST_DEVICE static constexpr page_layout layout_of(std::uint32_t chunk) noexcept
   {
     page_layout layout{};
     if (chunk > hierarchy_threshold) {
       layout.spots = flat_spots(chunk);
+      if (max_span > 1u && chunk > span_min_chunk) {
+        for (std::uint32_t n = 2; n <= max_span; ++n) {
+          const std::uint32_t m = n * pagesize / chunk;  // < 4 n <= 32: chunk > pagesize / 4
+          if (m * layout.span > layout.spots * n) {
+            layout.span = n;
+            layout.spots = m;
+          }
+        }
+      }
       return layout;
     }
     layout.hierarchical = true;

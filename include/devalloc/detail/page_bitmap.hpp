@@ -16,6 +16,7 @@
 //   * find_run   — n consecutive clear bits from a start word onwards (runs may cross words; a
 //                  run of n <= 64 inside one word is found with shifts, not bit by bit), claimed
 //                  with claim_run; a conflict re-reads and goes on.
+//   * claim_group — one free aligned group of n units (units [g n, g n + n)), claimed with claim_run.
 //   * release    — clears bits (fetch_and).
 //
 // Memory order (device scope): a claim is acquire and a release is release, so whoever claims a
@@ -210,6 +211,48 @@ class page_bitmap {
     return none;
   }
 
+  /// Device. Claims one aligned group of n units (units [g n, g n + n) for some g, 1 <= n <= 64),
+  /// all or none: looks at up to `max_words` words from the word of unit `start` (wrapping; a
+  /// group that crosses the map's end does not exist), finds the groups that are free in a word
+  /// with shifts (run_starts64 on the aligned starts), a group that crosses into the next word
+  /// by reading that word too, and takes a group with claim_run (a lost race goes on looking).
+  /// Returns the group's first unit, or `none`. Groups at fixed places keep the map countable:
+  /// a free group is a free group whoever looks (creation::Scatter's spans of pages).
+  DEVALLOC_DEVICE std::uint32_t claim_group(std::uint32_t start, std::uint32_t n, std::uint32_t max_words) const noexcept
+  {
+    if (count_ == 0 || n == 0 || n > units_ || n > 64u) { return none; }
+    const std::uint32_t end = units_ / n * n;  // units past the last whole group are never handed out
+    if (max_words > count_) { max_words = count_; }
+    std::uint32_t w = (start % units_) / 64u;
+    for (std::uint32_t seen = 0; seen < max_words; ++seen, w = w + 1u == count_ ? 0u : w + 1u) {
+      const std::uint32_t base = w * 64u;
+      if (base >= end) { continue; }
+      std::uint64_t aligned = 0;  // bit p: unit base + p starts a group
+      for (std::uint32_t p = (n - base % n) % n; p < 64u; p += n) { aligned |= std::uint64_t{1} << p; }
+      const std::uint64_t free_bits = ~atomic_load_relaxed(words_[w]) & valid(w);
+      std::uint64_t starts = run_starts64(free_bits, n) & aligned;
+      // A group that starts in this word's top n - 1 units and ends in the next word.
+      std::uint32_t cross = none;
+      if (n > 1u) {
+        const std::uint64_t high = aligned & ~bit_range64(0, 65u - n);  // starts p > 64 - n
+        if (high != 0) {
+          const unsigned p = lowest_bit64(high);
+          const std::uint32_t first = base + p;
+          if (first + n <= end && (free_bits >> p) == (~std::uint64_t{0} >> p)) {
+            const std::uint64_t next_free = ~atomic_load_relaxed(words_[w + 1u]) & valid(w + 1u);
+            if ((next_free & bit_range64(0, p + n - 64u)) == bit_range64(0, p + n - 64u)) { cross = first; }
+          }
+        }
+      }
+      for (; starts != 0; starts &= starts - 1u) {
+        const std::uint32_t first = base + lowest_bit64(starts);
+        if (first + n > end) { break; }
+        if (claim_run(first, n) == none) { return first; }
+      }
+      if (cross != none && claim_run(cross, n) == none) { return cross; }
+    }
+    return none;
+  }
   /// Device. Releases units [first, first + n). `order`: release when the units' owner hands
   /// them back (the next claimer's acquire pairs with it); relaxed to undo a claim that failed.
   DEVALLOC_DEVICE void release(std::uint32_t first, std::uint32_t n,

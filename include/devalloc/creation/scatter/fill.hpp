@@ -34,7 +34,7 @@ namespace creation::scatter_detail {
 template <class Config>
 class fill : public heap<Config> {
   using base = heap<Config>;
-  using page_format = detail::bitfield_page<Config::pagesize>;
+  using page_format = detail::bitfield_page<Config::pagesize, Config::span_pages>;
 
  protected:
   static constexpr bool resetfreedpages = Config::resetfreedpages;
@@ -53,8 +53,11 @@ class fill : public heap<Config> {
   using base::states_;
   using page_format::chunk_of;
   using page_format::count_of;
+  using page_format::large_state;
   using page_format::layout_of;
   using page_format::pack;
+  using page_format::span_min_chunk;
+  using page_format::span_tail;
   using typename page_format::page_layout;
 
   /// §5.4: pass 0 skips a region whose full pages exceed 90 % of its pages.
@@ -131,13 +134,39 @@ class fill : public heap<Config> {
         // release of the page below, so its next owner sees them through the free-page map.
         if (state.compare_exchange_strong(expected, 0u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
           DEVALLOC_PROBE(page_reset);
+          // A span's other pages go back with it (their marks cleared first).
+          const std::uint32_t span = actual > span_min_chunk ? layout_of(actual).span : 1u;
+          if (span > 1u) { unmark_span(page, span); }
           // release: everything done on the page (by us, and by the frees our fetch_sub's release
           // sequence carries) happens before the next owner's claim.
-          free_map_.release(page, 1u);
+          free_map_.release(page, span);
         }
       }
     }
     return before;
+  }
+
+  /// Marks pages first + 1 .. first + span - 1 as the other pages of the span whose first page is
+  /// `first` (the caller took all of them in the free-page map and opens the first one after
+  /// this): state large_state (added: transient +1s of reservers that read an old directory entry
+  /// stay, and their give-back finds a chunk size they do not accept), bitfield span_tail |
+  /// distance, and each counts as a full page of its region (as the pages of a multi-page chunk).
+  DEVALLOC_DEVICE void mark_span(std::uint32_t first, std::uint32_t span) const noexcept
+  {
+    for (std::uint32_t d = 1; d < span; ++d) {
+      detail::device_atomic<std::uint32_t>(bitmasks_[first + d]).store(span_tail | d, detail::memory_order_relaxed);
+      detail::device_atomic<std::uint64_t>(states_[first + d]).fetch_add(large_state, detail::memory_order_relaxed);
+      region_add(first + d, 1u);
+    }
+  }
+  /// Undoes mark_span when the span's first page is reset (before the pages go back to the map).
+  DEVALLOC_DEVICE void unmark_span(std::uint32_t first, std::uint32_t span) const noexcept
+  {
+    for (std::uint32_t d = 1; d < span; ++d) {
+      region_sub(first + d, 1u);
+      detail::device_atomic<std::uint32_t>(bitmasks_[first + d]).store(0u, detail::memory_order_relaxed);
+      detail::device_atomic<std::uint64_t>(states_[first + d]).fetch_sub(large_state, detail::memory_order_relaxed);
+    }
   }
 
   /// With a reservation held, win one bit (detail::bitfield_page::take_spot); if none can be won,

@@ -36,7 +36,7 @@ DEVALLOC_NAMESPACE_BEGIN
 namespace creation::scatter_detail {
 
 template <class Config>
-class heap : protected detail::bitfield_page<Config::pagesize> {
+class heap : protected detail::bitfield_page<Config::pagesize, Config::span_pages> {
  protected:
   static constexpr std::uint32_t pagesize = Config::pagesize;
   static constexpr unsigned long long accessblocksize = Config::accessblocksize;

@@ -36,7 +36,7 @@ namespace creation::scatter_detail {
 template <class Config>
 class multi_page : public fill<Config> {
   using base = fill<Config>;
-  using page_format = detail::bitfield_page<Config::pagesize>;
+  using page_format = detail::bitfield_page<Config::pagesize, Config::span_pages>;
 
  protected:
   using base::bitmasks_;

@@ -48,7 +48,7 @@ namespace creation::scatter_detail {
 template <class Config>
 class search : public multi_page<Config> {
   using base = multi_page<Config>;
-  using page_format = detail::bitfield_page<Config::pagesize>;
+  using page_format = detail::bitfield_page<Config::pagesize, Config::span_pages>;
 
  protected:
   // Scatter's configuration values the search reads (creation/scatter.hpp documents them).
@@ -56,6 +56,7 @@ class search : public multi_page<Config> {
   static constexpr std::uint32_t class_slots = Config::class_slots;
   static constexpr std::uint32_t warp_slots = Config::warp_slots;
   static constexpr std::uint32_t open_wait_reads = Config::open_wait_reads;
+  static constexpr std::uint32_t span_pages = Config::span_pages;
   /// Rounds of the directory path before a request falls back to the walk.
   static constexpr std::uint32_t directory_rounds = 4;
   /// Directory scans after the rounds, before the walk. A scan reads each entry once, shared by
@@ -84,6 +85,7 @@ class search : public multi_page<Config> {
   using base::directory_classes;
   using base::free_map_;
   using base::give_back;
+  using base::mark_span;
   using base::over_threshold;
   using base::page_data;
   using base::pages_;
@@ -105,29 +107,63 @@ class search : public multi_page<Config> {
   using page_format::layout_of;
   using page_format::load_state;
   using page_format::lock_count;
+  using page_format::max_span;
   using page_format::min_chunk;
   using page_format::pack;
   using page_format::segment_word;
+  using page_format::span_min_chunk;
+  using page_format::span_tail;
   using typename page_format::page_layout;
 
  public:
   /// Chunk size of a page opened for a request of `size` bytes (a multiple of 16, <= pagesize):
   /// for a flat layout, the largest multiple of the request's alignment (min(lowbit(size), 256))
-  /// with as many chunks per page as `size` and at most size x wastefactor; hierarchical sizes
-  /// keep `size`. The result is accepted by every request of that class (accepts()).
+  /// with as many chunks per page as `size` and at most size x wastefactor; above span_min_chunk
+  /// (span_pages > 1) the smallest such chunk over spans of 1..span_pages pages (a 2100-byte
+  /// request: 4096 B in one page, 2720 B as 3 in 2 pages, 2448 B as 5 in 3, 2336 B as 7 in 4:
+  /// 2336; sizes uniform in 16-4096 B then need 1.07 times their sum instead of 1.29; layout_of
+  /// gives the chunk's span). Hierarchical sizes keep `size`. The result is accepted by every
+  /// request of that class (accepts()).
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t class_of(std::uint32_t size) noexcept
   {
-    if (size <= hierarchy_threshold) { return size; }
-    const std::uint32_t low = size & (0u - size);
-    const std::uint32_t align = low < 256u ? low : 256u;
-    const std::uint32_t n = flat_spots(size);
-    std::uint64_t c = pagesize / n / align * align;  // >= size: size is a multiple of align, <= pagesize / n
-    const std::uint64_t limit = static_cast<std::uint64_t>(size) * wastefactor / align * align;
-    if (c > limit) { c = limit; }
-    return static_cast<std::uint32_t>(c);
+    return size > span_min_chunk && max_span > 1u ? span_class(size) : single_page_class(size);
   }
 
  protected:
+  /// class_of without spans: the chunk size for `size` when the chunks lie in single pages.
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t single_page_class(std::uint32_t size) noexcept
+  {
+    if (size <= hierarchy_threshold) { return size; }
+    const std::uint32_t align = align_of(size);
+    const std::uint32_t n = flat_spots(size);
+    return cap(size, pagesize / n / align * align);  // >= size: size is a multiple of align, <= pagesize / n
+  }
+  /// class_of above span_min_chunk: the smallest chunk over spans of 1..max_span pages.
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t span_class(std::uint32_t size) noexcept
+  {
+    const std::uint32_t align = align_of(size);
+    std::uint32_t c = pagesize / flat_spots(size) / align * align;
+    for (std::uint32_t pages = 2; pages <= max_span; ++pages) {
+      const std::uint32_t m = pages * pagesize / size;  // chunks of `size` in the span: < 4 pages
+      const std::uint32_t spanned = pages * pagesize / m / align * align;  // >= size, as above
+      if (spanned < c) { c = spanned; }
+    }
+    return cap(size, c);
+  }
+  /// The alignment a request of `size` bytes keeps: min(lowbit(size), 256).
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t align_of(std::uint32_t size) noexcept
+  {
+    const std::uint32_t low = size & (0u - size);
+    return low < 256u ? low : 256u;
+  }
+  /// Chunk size `c` for a request of `size` bytes, at most size x wastefactor (rounded down to
+  /// the request's alignment).
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t cap(std::uint32_t size, std::uint32_t c) noexcept
+  {
+    const std::uint64_t limit = static_cast<std::uint64_t>(size) * wastefactor / align_of(size) * align_of(size);
+    return c > limit ? static_cast<std::uint32_t>(limit) : c;
+  }
+
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t round_size(std::size_t bytes) noexcept
   {
     // bytes <= pagesize <= 2^30 here
@@ -139,8 +175,7 @@ class search : public multi_page<Config> {
   /// carries, so AlignmentPolicy padding to N gives N-aligned pointers).
   DEVALLOC_HOST_DEVICE static constexpr bool accepts(std::uint32_t chunk, std::uint32_t size) noexcept
   {
-    const std::uint32_t low = size & (0u - size);
-    const std::uint32_t align = low < 256u ? low : 256u;
+    const std::uint32_t align = align_of(size);
     return chunk >= size && chunk <= pagesize &&
            static_cast<std::uint64_t>(chunk) <= static_cast<std::uint64_t>(size) * wastefactor &&
            (chunk & (align - 1u)) == 0;
@@ -238,14 +273,51 @@ class search : public multi_page<Config> {
       if (r == round_result::served) { return p; }
       DEVALLOC_PROBE(round_again);
     }
-    // More than half a page: only a free page can serve it (see alloc_whole_page), not the walk.
-    if (Config::resetfreedpages && fresh.spots == 1u) { return alloc_whole_page(cls, fresh); }
+    // More than half a page: a free page (see alloc_whole_page), or a span's chunk (pass 1).
+    if (Config::resetfreedpages && fresh.spots == 1u) { return alloc_whole_page_or_span(size, cls, fresh); }
     // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
     // while they still have room), scan_passes times, then the walk.
     for (std::uint32_t pass = 0; pass < scan_passes; ++pass) {
       if (void* p = scan_directory(cls, fresh)) { return p; }
     }
-    // The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page.
+    if (fresh.span > 1u) { return alloc_spanless(size, cls, fresh); }
+    return walk(size, cls, fresh, 0u);
+  }
+
+  /// A request of a class of one chunk a page that the directory did not serve: a free page
+  /// (alloc_whole_page), else, where spans exist, a chunk of a span of a larger class that the
+  /// request accepts (they have several chunks, and room when part-used): the walk's exhaustive
+  /// pass 1, which the free pages no longer need (alloc_whole_page looked at all of them).
+  DEVALLOC_DEVICE void* alloc_whole_page_or_span(std::uint32_t size, std::uint32_t cls,
+                                                 const page_layout& fresh) const noexcept
+  {
+    void* p = alloc_whole_page(cls, fresh);
+    if (max_span == 1u || p != nullptr) { return p; }
+    return walk(size, cls, fresh, 1u);
+  }
+
+  /// A request of a span class (layout_of(cls).span > 1) that neither the directory nor its scans
+  /// served: a free aligned group anywhere in the free-page map (claim_group over the whole map)
+  /// opened as a span for it alone, else what one page can give it: the class of the request
+  /// without spans (single_page_class), taken as alloc_chunk would (a whole free page, or the
+  /// walk). In this order a heap filled by one worker gives exactly count_free_chunks' count.
+  DEVALLOC_DEVICE void* alloc_spanless(std::uint32_t size, std::uint32_t cls, const page_layout& fresh) const noexcept
+  {
+    DEVALLOC_PROBE(whole_span);
+    const std::uint32_t group = free_map_.claim_group(map_start(cls, detail::lane_id()), fresh.span, free_map_.word_count());
+    if (group != detail::page_bitmap::none) { return open_for_one(group, cls, fresh); }
+    const std::uint32_t one = single_page_class(size);
+    const page_layout single = layout_of(one);
+    if (Config::resetfreedpages && single.spots == 1u) { return alloc_whole_page_or_span(size, one, single); }
+    return walk(size, one, single, 0u);
+  }
+
+  /// The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page, for a
+  /// request of `size` bytes of class `cls` (`fresh`: its layout), from pass `first_pass` (0, or
+  /// 1: the exhaustive pass only).
+  DEVALLOC_DEVICE void* walk(std::uint32_t size, std::uint32_t cls, const page_layout& fresh,
+                             std::uint32_t first_pass) const noexcept
+  {
     DEVALLOC_PROBE(walk);
     const std::uint64_t hash = detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0);
     detail::device_atomic<std::uint32_t> active(*active_block_);
@@ -254,7 +326,7 @@ class search : public multi_page<Config> {
     // block by super block from the active one, moving the active pointer past blocks that fail.
     // Pass 1: every page of every region that is not completely full, with CAS reservations that
     // never over-count, so that a heap with a free slot anywhere does not report out of memory.
-    for (std::uint32_t pass = 0; pass < 2; ++pass) {
+    for (std::uint32_t pass = first_pass; pass < 2; ++pass) {
       if (pass == 1) { DEVALLOC_PROBE(pass1); }
       std::uint32_t block = first_block;
       for (std::uint32_t tried = 0; tried < blocks_; ++tried) {
@@ -296,6 +368,14 @@ class search : public multi_page<Config> {
     const std::uint32_t key = detail::warp_id() * 0x9E3779B9u ^ cls * Config::hash_k_size ^
                               detail::sm_id() * Config::hash_k_mp ^ salt * 0x85EBCA6Bu;
     return static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key)} * pages_) >> 32);
+  }
+
+  /// Takes page `page` in the free-page map for a layout of `span` pages: the page alone, or (a
+  /// span) the aligned group it starts, all or none.
+  DEVALLOC_DEVICE bool claim_span(std::uint32_t page, std::uint32_t span) const noexcept
+  {
+    if (span == 1u) { return free_map_.claim_unit(page); }
+    return page % span == 0 && page + span <= pages_ && free_map_.claim_run(page, span) == detail::page_bitmap::none;
   }
 
   /// A page the caller took from the free-page map, opened with chunk size `cls` for the caller
@@ -385,7 +465,9 @@ class search : public multi_page<Config> {
     const unsigned taker = detail::leader_lane(rest);
     const std::uint32_t start = map_start(cls, round);
     std::uint32_t page = detail::page_bitmap::none;
-    for (std::uint32_t have = 0; have < shares;) {
+    // A span class: each share's first lane takes an aligned group of pages (claim_group).
+    if (fresh.span > 1u && my == share_first) { page = free_map_.claim_group(start, fresh.span, claim_words); }
+    for (std::uint32_t have = 0; fresh.span == 1u && have < shares;) {
       detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
       if (my == 0) {
         taken = free_map_.claim_some(start, shares - have, claim_words);
@@ -445,7 +527,7 @@ class search : public multi_page<Config> {
             std::uint32_t other = 0;
             reserve_on_entry(expected, cls, fresh, share_lanes, other_page, other);
             if (other != 0) {
-              free_map_.release(page, 1u, detail::memory_order_relaxed);
+              free_map_.release(page, fresh.span, detail::memory_order_relaxed);
               grant_page = other_page;  // the share's grant, handed to its members below
               grant = other;
               page = followed;
@@ -468,7 +550,7 @@ class search : public multi_page<Config> {
           installed = k < fine_group;  // small groups share their new page through the class page
         } else if (!opened && page != followed) {
           DEVALLOC_PROBE(open_lost);
-          free_map_.release(page, 1u, detail::memory_order_relaxed);
+          free_map_.release(page, fresh.span, detail::memory_order_relaxed);
           page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
         }
       }
@@ -518,7 +600,7 @@ class search : public multi_page<Config> {
     }
     // A page the entry still names after the last free reset it (chunk size 0, free in the map):
     // take it back and open it for this class (no new entry, no CAS race).
-    if (chunk_of(now) == 0 && !free_map_.taken(page) && free_map_.claim_unit(page)) {
+    if (chunk_of(now) == 0 && !free_map_.taken(page) && claim_span(page, fresh.span)) {
       open_page(page, cls, fresh, k);
       grant_page = seen;
       grant = k;  // reservations 0 .. k-1 (k < fresh.spots: the group is not direct)
@@ -778,8 +860,9 @@ class search : public multi_page<Config> {
     if (!may_serve(seen, size, fresh, cls, true)) { return nullptr; }  // another size, or full
     const std::uint32_t chunk = chunk_of(seen);
     if (chunk == 0) {
-      // Ours if we take it in the map (else someone else opens or resets it).
-      return free_map_.claim_unit(page) ? open_for_one(page, cls, fresh) : nullptr;
+      // Ours if we take it in the map (else someone else opens or resets it; a span class: if it
+      // starts a free aligned group).
+      return claim_span(page, fresh.span) ? open_for_one(page, cls, fresh) : nullptr;
     }
     return reserve(page, chunk, chunk == cls ? fresh : layout_of(chunk));
   }
@@ -813,8 +896,9 @@ class search : public multi_page<Config> {
       const std::uint32_t granted = k < fresh.spots ? k : fresh.spots;
       const std::uint32_t c = chunk_of(seen);
       if (c == 0) {
-        // Free page (alloc lines 16-19): ours if we take it in the free-page map.
-        if (free_map_.claim_unit(page)) {
+        // Free page (alloc lines 16-19): ours if we take it in the free-page map (a span class: if
+        // it starts a free aligned group).
+        if (claim_span(page, fresh.span)) {
           open_page(page, cls, fresh, granted);
           grant = granted;
         }
@@ -877,8 +961,9 @@ class search : public multi_page<Config> {
   }
 
   /// Opens page `page`, which the caller has taken in the free-page map (so its chunk size is 0
-  /// and nobody else opens it), with chunk size `cls` of this `layout`, keeping `granted`
-  /// reservations (1..chunks; the caller then takes spots from index 0).
+  /// and nobody else opens it; a span: with the span's other pages, claim_span), with chunk size
+  /// `cls` of this `layout`, keeping `granted` reservations (1..chunks; the caller then takes
+  /// spots from index 0).
   ///   Flat layouts: the page bitfield is zero whenever the chunk size is 0 (invariant C4: frees
   ///   clear their bits before giving back, a multi-page free zeroes its page count before
   ///   releasing the pages), so one fetch_add of (cls, granted) makes the page usable. The state
@@ -901,30 +986,46 @@ class search : public multi_page<Config> {
         detail::device_atomic<std::uint32_t>(segment_word(base, s)).store(0u, detail::memory_order_relaxed);
       }
     }
-    const std::uint64_t before = state.fetch_add(
-      pack(cls, granted), layout.hierarchical ? detail::memory_order_release : detail::memory_order_relaxed);
+    // A span: its other pages are marked before the first page's state (release) names the size.
+    if (layout.span > 1u) { mark_span(page, layout.span); }
+    const std::uint64_t before =
+      state.fetch_add(pack(cls, granted), layout.hierarchical || layout.span > 1u ? detail::memory_order_release
+                                                                                  : detail::memory_order_relaxed);
     if (count_of(before) + granted >= layout.spots) { region_add(page, 1u); }
   }
 
   // ---------------------------------------------------------------------------------------------
   // getAvailableSlots up to a page (thesis §4.3.5), shared by the host and the device variant
 
-  /// Per-page count: pages [begin, pages_) with stride `step`.
+  /// Per-page count: pages [begin, pages_) with stride `step`. A free page counts the chunks of
+  /// the request's class (a span class: of its class without spans, single_page_class), and a
+  /// free aligned group of a span class's pages the rest of the span's chunks, counted at its first
+  /// page (alloc_chunk takes groups before single pages: alloc_spanless).
   DEVALLOC_HOST_DEVICE std::uint64_t count_free_chunks(const std::uint64_t* states, std::uint32_t begin,
                                                        std::uint32_t step, std::uint32_t size) const noexcept
   {
-    const page_layout fresh = layout_of(size);
+    const std::uint32_t cls = class_of(size);
+    const page_layout fresh = layout_of(cls);
+    const page_layout single = fresh.span > 1u ? layout_of(single_page_class(size)) : fresh;
+    const std::uint32_t per_page = single.span == 1u ? single.spots : 0u;  // a free page alone
     std::uint64_t slots = 0;
     for (std::uint64_t page = begin; page < pages_; page += step) {
-      const std::uint64_t state = load_state(states, static_cast<std::uint32_t>(page));
+      const auto at = static_cast<std::uint32_t>(page);
+      const std::uint64_t state = load_state(states, at);
       const std::uint32_t chunk = chunk_of(state);
       const std::uint32_t used = count_of(state);
       if (chunk == 0) {
-        if (used == 0) { slots += fresh.spots; }  // a free page is split as this request needs
+        if (used != 0) { continue; }
+        slots += per_page;
+        if (fresh.span > 1u && at % fresh.span == 0 && at + fresh.span <= pages_) {
+          bool group_free = true;
+          for (std::uint32_t d = 1; d < fresh.span; ++d) { group_free = group_free && load_state(states, at + d) == 0; }
+          if (group_free) { slots += fresh.spots - fresh.span * per_page; }
+        }
         continue;
       }
       if (!accepts(chunk, size)) { continue; }
-      const std::uint32_t spots = chunk == size ? fresh.spots : layout_of(chunk).spots;
+      const std::uint32_t spots = chunk == cls ? fresh.spots : layout_of(chunk).spots;
       if (used < spots) { slots += spots - used; }
     }
     return slots;
