@@ -168,7 +168,7 @@ void expect_layouts_fit()
     ASSERT_LE(layout.span, S::config::span_pages) << chunk;
     if (layout.span > 1u) {
       ASSERT_FALSE(layout.hierarchical) << chunk;
-      ASSERT_GT(chunk, S::pagesize / 4u) << "only chunks above a quarter of a page span pages";
+      ASSERT_GT(chunk, S::pagesize / 2u) << "only chunks above half a page span pages";
       // The span holds more chunks per page than one page would.
       ASSERT_GT(layout.spots, layout.span * (S::pagesize / chunk)) << chunk;
     }
@@ -210,6 +210,7 @@ TEST(ScatterLayout, EveryChunkSizeFitsItsPage)
   EXPECT_EQ(S::class_of(2096), 2336u);
   EXPECT_EQ(S::class_of(4096), 4096u);
   EXPECT_EQ(S::class_of(1024), 1024u);
+  EXPECT_EQ(S::class_of(1104), 1360u) << "below half a page, classes keep their single pages";
 }
 
 template <class S>
@@ -429,8 +430,8 @@ TYPED_TEST(ScatterEach, AvailableSlotsAgreeOnHostDeviceAndWithFilling)
   // Some live allocations of every class so that pages of all kinds exist.
   filler<TypeParam> background(allocator, 4096);
   background.fill(8, class_size{page}, 40);
-  // Sizes of span classes too (detail/bitfield_page.hpp: chunks over a quarter of a page may lie
-  // in spans of pages): 3/8, 1/2 + 48 B, 3/4 and all but 96 B of a page.
+  // Sizes of span classes too (detail/bitfield_page.hpp: chunks over half a page may lie in spans
+  // of pages): 1/2 + 48 B, 3/4 and all but 96 B of a page (and 3/8, of a single-page class).
   const std::vector<std::size_t> sizes = {1,        16,          40,       48,          64,   100,
                                           256,      1000,        page / 2, page * 3 / 8, page / 2 + 48,
                                           page * 3 / 4, page - 96, page,   page + 1,    3 * page,

@@ -200,7 +200,7 @@ struct basic_scatter_config {
   /// Re-reads (with a short sleep) of a directory page that another warp has installed but not
   /// yet opened, before the request installs a page of its own.
   static constexpr std::uint32_t open_wait_reads = OpenWaitReads;
-  /// Most pages (1..8) that one span of chunks covers: a chunk size of more than a quarter of a
+  /// Most pages (1..8) that one span of chunks covers: a chunk size of more than half a
   /// page is laid out over the span of up to span_pages pages that holds the most chunks per page
   /// (2720 B: 3 chunks in 2 pages; 3072 B: 4 in 3), and a request's size class is the smallest
   /// such chunk. 1: every chunk lies in one page (a 2049-byte request takes a whole page).
@@ -514,7 +514,8 @@ class Scatter : public scatter_detail::search<Config> {
       }
       if (count == layout.spots) { ++full_pages[page / region_pages_]; }
       if (layout.span > 1u) {
-        // A span: its other pages are marked (large_state, span_tail | distance) and count as full.
+        // A span: its other pages are marked (large_state, span_tail | distance); the region
+        // counters count its first page only.
         if (page % layout.span != 0 || layout.span > pages_ - page) {
           fail(where + "span of " + std::to_string(layout.span) + " pages not at an aligned group");
         }
@@ -522,7 +523,6 @@ class Scatter : public scatter_detail::search<Config> {
           if (states[page + d] != large_state || bits[page + d] != (span_tail | d)) {
             fail(where + "span: page +" + std::to_string(d) + " not marked as the span's");
           }
-          ++full_pages[(page + d) / region_pages_];
         }
       }
       if (!layout.hierarchical) {

@@ -218,7 +218,8 @@ class page_bitmap {
   /// by reading that word too, and takes a group with claim_run (a lost race goes on looking).
   /// Returns the group's first unit, or `none`. Groups at fixed places keep the map countable:
   /// a free group is a free group whoever looks (creation::Scatter's spans of pages).
-  DEVALLOC_DEVICE std::uint32_t claim_group(std::uint32_t start, std::uint32_t n, std::uint32_t max_words) const noexcept
+  DEVALLOC_DEVICE DEVALLOC_NOINLINE std::uint32_t claim_group(std::uint32_t start, std::uint32_t n,
+                                                              std::uint32_t max_words) const noexcept
   {
     if (count_ == 0 || n == 0 || n > units_ || n > 64u) { return none; }
     const std::uint32_t end = units_ / n * n;  // units past the last whole group are never handed out
@@ -227,8 +228,10 @@ class page_bitmap {
     for (std::uint32_t seen = 0; seen < max_words; ++seen, w = w + 1u == count_ ? 0u : w + 1u) {
       const std::uint32_t base = w * 64u;
       if (base >= end) { continue; }
-      std::uint64_t aligned = 0;  // bit p: unit base + p starts a group
-      for (std::uint32_t p = (n - base % n) % n; p < 64u; p += n) { aligned |= std::uint64_t{1} << p; }
+      // Bit p: unit base + p starts a group (every n-th bit from the first group start, by doubling).
+      std::uint64_t aligned = 1;
+      for (std::uint32_t width = n; width < 64u; width *= 2u) { aligned |= aligned << width; }
+      aligned <<= (n - base % n) % n;
       const std::uint64_t free_bits = ~atomic_load_relaxed(words_[w]) & valid(w);
       std::uint64_t starts = run_starts64(free_bits, n) & aligned;
       // A group that starts in this word's top n - 1 units and ends in the next word.

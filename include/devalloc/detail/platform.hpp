@@ -30,6 +30,9 @@
 // Callable from host code and from workers alike.
 #define DEVALLOC_HOST_DEVICE __host__ __device__
 #define DEVALLOC_FORCEINLINE __forceinline__
+// A function kept out of line: a rare path that, inlined, would raise the register count of every
+// kernel that allocates (registers bound how many warps are resident).
+#define DEVALLOC_NOINLINE __noinline__
 // Unrolls the loop that follows (nvcc's #pragma unroll; the CPU build leaves it to the compiler).
 #define DEVALLOC_UNROLL _Pragma("unroll")
 #define DEVALLOC_ABI_NAMESPACE backend_cuda
@@ -40,6 +43,7 @@
 #define DEVALLOC_DEVICE
 #define DEVALLOC_HOST_DEVICE
 #define DEVALLOC_FORCEINLINE inline __attribute__((always_inline))
+#define DEVALLOC_NOINLINE __attribute__((noinline))
 #define DEVALLOC_UNROLL
 #endif
 

@@ -149,21 +149,22 @@ class fill : public heap<Config> {
   /// Marks pages first + 1 .. first + span - 1 as the other pages of the span whose first page is
   /// `first` (the caller took all of them in the free-page map and opens the first one after
   /// this): state large_state (added: transient +1s of reservers that read an old directory entry
-  /// stay, and their give-back finds a chunk size they do not accept), bitfield span_tail |
-  /// distance, and each counts as a full page of its region (as the pages of a multi-page chunk).
-  DEVALLOC_DEVICE void mark_span(std::uint32_t first, std::uint32_t span) const noexcept
+  /// stay, and their give-back finds a chunk size they do not accept) and bitfield span_tail |
+  /// distance. Out of line, and without region counts (the region counters count the first page
+  /// only, full when the span is): inlined, with them, the span's open and reset raised the
+  /// allocating kernels from 80 to 84-88 registers (one resident block of three lost; nvcc 13,
+  /// sm_90, bench/diag/scatter_probe.cu's alloc kernel).
+  DEVALLOC_DEVICE DEVALLOC_NOINLINE void mark_span(std::uint32_t first, std::uint32_t span) const noexcept
   {
     for (std::uint32_t d = 1; d < span; ++d) {
       detail::device_atomic<std::uint32_t>(bitmasks_[first + d]).store(span_tail | d, detail::memory_order_relaxed);
       detail::device_atomic<std::uint64_t>(states_[first + d]).fetch_add(large_state, detail::memory_order_relaxed);
-      region_add(first + d, 1u);
     }
   }
   /// Undoes mark_span when the span's first page is reset (before the pages go back to the map).
   DEVALLOC_DEVICE void unmark_span(std::uint32_t first, std::uint32_t span) const noexcept
   {
     for (std::uint32_t d = 1; d < span; ++d) {
-      region_sub(first + d, 1u);
       detail::device_atomic<std::uint32_t>(bitmasks_[first + d]).store(0u, detail::memory_order_relaxed);
       detail::device_atomic<std::uint64_t>(states_[first + d]).fetch_sub(large_state, detail::memory_order_relaxed);
     }

@@ -119,10 +119,10 @@ class search : public multi_page<Config> {
   /// Chunk size of a page opened for a request of `size` bytes (a multiple of 16, <= pagesize):
   /// for a flat layout, the largest multiple of the request's alignment (min(lowbit(size), 256))
   /// with as many chunks per page as `size` and at most size x wastefactor; above span_min_chunk
-  /// (span_pages > 1) the smallest such chunk over spans of 1..span_pages pages (a 2100-byte
-  /// request: 4096 B in one page, 2720 B as 3 in 2 pages, 2448 B as 5 in 3, 2336 B as 7 in 4:
-  /// 2336; sizes uniform in 16-4096 B then need 1.07 times their sum instead of 1.29; layout_of
-  /// gives the chunk's span). Hierarchical sizes keep `size`. The result is accepted by every
+  /// (half a page; span_pages > 1) the smallest such chunk over spans of 1..span_pages pages (a
+  /// 2096-byte request: 4096 B in one page, 2720 B as 3 in 2 pages, 2448 B as 5 in 3, 2336 B as
+  /// 7 in 4: 2336; sizes uniform in 16-4096 B then need 1.10 times their sum instead of 1.29;
+  /// layout_of gives the chunk's span). Hierarchical sizes keep `size`. The result is accepted by every
   /// request of that class (accepts()).
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t class_of(std::uint32_t size) noexcept
   {
@@ -144,7 +144,7 @@ class search : public multi_page<Config> {
     const std::uint32_t align = align_of(size);
     std::uint32_t c = pagesize / flat_spots(size) / align * align;
     for (std::uint32_t pages = 2; pages <= max_span; ++pages) {
-      const std::uint32_t m = pages * pagesize / size;  // chunks of `size` in the span: < 4 pages
+      const std::uint32_t m = pages * pagesize / size;  // chunks of `size` in the span: < 2 pages
       const std::uint32_t spanned = pages * pagesize / m / align * align;  // >= size, as above
       if (spanned < c) { c = spanned; }
     }
@@ -273,43 +273,41 @@ class search : public multi_page<Config> {
       if (r == round_result::served) { return p; }
       DEVALLOC_PROBE(round_again);
     }
-    // More than half a page: a free page (see alloc_whole_page), or a span's chunk (pass 1).
-    if (Config::resetfreedpages && fresh.spots == 1u) { return alloc_whole_page_or_span(size, cls, fresh); }
     // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
-    // while they still have room), scan_passes times, then the walk.
+    // while they still have room), scan_passes times (nothing for a class of one chunk a page).
     for (std::uint32_t pass = 0; pass < scan_passes; ++pass) {
       if (void* p = scan_directory(cls, fresh)) { return p; }
     }
-    if (fresh.span > 1u) { return alloc_spanless(size, cls, fresh); }
-    return walk(size, cls, fresh, 0u);
+    return alloc_last(size, cls, fresh);
   }
 
-  /// A request of a class of one chunk a page that the directory did not serve: a free page
-  /// (alloc_whole_page), else, where spans exist, a chunk of a span of a larger class that the
-  /// request accepts (they have several chunks, and room when part-used): the walk's exhaustive
-  /// pass 1, which the free pages no longer need (alloc_whole_page looked at all of them).
-  DEVALLOC_DEVICE void* alloc_whole_page_or_span(std::uint32_t size, std::uint32_t cls,
-                                                 const page_layout& fresh) const noexcept
+  /// The end of alloc_chunk, after the directory rounds and scans (one call site of the walk, so
+  /// that it is inlined once).
+  ///   * A span class (layout_of(cls).span > 1): a free aligned group anywhere in the free-page
+  ///     map (claim_group over the whole map) opened as a span for this request alone; else the
+  ///     request goes on as its class without spans (single_page_class). In this order a heap
+  ///     filled by one worker gives exactly count_free_chunks' count.
+  ///   * A class of one chunk a page (more than half a page): every chunk size it accepts holds
+  ///     one chunk a page or is a span, so a free page (alloc_whole_page: the whole map) or a
+  ///     span of a larger class with room (the walk's exhaustive pass 1 alone) can serve it.
+  ///   * Else the walk, both passes.
+  DEVALLOC_DEVICE void* alloc_last(std::uint32_t size, std::uint32_t cls, page_layout fresh) const noexcept
   {
-    void* p = alloc_whole_page(cls, fresh);
-    if (max_span == 1u || p != nullptr) { return p; }
-    return walk(size, cls, fresh, 1u);
-  }
-
-  /// A request of a span class (layout_of(cls).span > 1) that neither the directory nor its scans
-  /// served: a free aligned group anywhere in the free-page map (claim_group over the whole map)
-  /// opened as a span for it alone, else what one page can give it: the class of the request
-  /// without spans (single_page_class), taken as alloc_chunk would (a whole free page, or the
-  /// walk). In this order a heap filled by one worker gives exactly count_free_chunks' count.
-  DEVALLOC_DEVICE void* alloc_spanless(std::uint32_t size, std::uint32_t cls, const page_layout& fresh) const noexcept
-  {
-    DEVALLOC_PROBE(whole_span);
-    const std::uint32_t group = free_map_.claim_group(map_start(cls, detail::lane_id()), fresh.span, free_map_.word_count());
-    if (group != detail::page_bitmap::none) { return open_for_one(group, cls, fresh); }
-    const std::uint32_t one = single_page_class(size);
-    const page_layout single = layout_of(one);
-    if (Config::resetfreedpages && single.spots == 1u) { return alloc_whole_page_or_span(size, one, single); }
-    return walk(size, one, single, 0u);
+    if (fresh.span > 1u) {
+      DEVALLOC_PROBE(whole_span);
+      const std::uint32_t group =
+        free_map_.claim_group(map_start(cls, detail::lane_id()), fresh.span, free_map_.word_count());
+      if (group != detail::page_bitmap::none) { return open_for_one(group, cls, fresh); }
+      cls = single_page_class(size);
+      fresh = layout_of(cls);
+    }
+    std::uint32_t first_pass = 0;
+    if (Config::resetfreedpages && fresh.spots == 1u) {
+      void* p = alloc_whole_page(cls, fresh);
+      if (p != nullptr || max_span == 1u) { return p; }
+      first_pass = 1;
+    }
+    return walk(size, cls, fresh, first_pass);
   }
 
   /// The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page, for a
