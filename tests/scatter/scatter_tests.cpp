@@ -67,6 +67,10 @@ struct NoWarpSlotsConfig : creation::ScatterConfig {
 struct NoWaitConfig : creation::ScatterConfig {
   static constexpr std::uint32_t open_wait_reads = 0;
 };
+/// Spans of up to 4 pages for chunks over half a page (off by default: docs/scatter.md, Configuration).
+struct SpansConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t span_pages = 4;
+};
 
 template <class Config, class Distribution = distribution::Noop, class Alignment = alignment::Shrink<16>>
 using scatter_allocator =
@@ -80,6 +84,7 @@ using Page1KSimd = scatter_allocator<Page1KConfig, distribution::XMallocSIMD<Sim
 using OneSlot = scatter_allocator<OneSlotConfig>;
 using NoWait = scatter_allocator<NoWaitConfig>;
 using NoWarpSlots = scatter_allocator<NoWarpSlotsConfig>;
+using Spans = scatter_allocator<SpansConfig>;
 
 /// Three sizes of three classes in turn (hierarchical, flat, whole page).
 struct two_sizes {
@@ -140,7 +145,8 @@ TEST(ScatterConfiguration, DefaultsAreTheDocumentedOnesAndCanBeOverridden)
   EXPECT_EQ(creation::ScatterConfig::class_slots, 2048u);
   EXPECT_EQ(creation::ScatterConfig::warp_slots, 8192u);
   EXPECT_EQ(creation::ScatterConfig::open_wait_reads, 8u);
-  EXPECT_EQ(creation::ScatterConfig::span_pages, 4u);
+  EXPECT_EQ(creation::ScatterConfig::span_pages, 1u);
+  EXPECT_EQ(creation::Scatter<>::layout_of(3072).span, 1u) << "no spans by default";
   EXPECT_EQ(creation::ScatterConfig::wastefactor, 2u);
   EXPECT_TRUE(creation::ScatterConfig::resetfreedpages);
   EXPECT_EQ(creation::Scatter<NoResetConfig>::pagesize, creation::ScatterConfig::pagesize);
@@ -200,7 +206,8 @@ TEST(ScatterLayout, EveryChunkSizeFitsItsPage)
   EXPECT_EQ(creation::Scatter<>::layout_of(4096).spots, 1u);
   // Spans (span_pages = 4): 3 chunks of 2720 B in 2 pages, 4 of 3072 B in 3, 7 of 2336 B in 4;
   // the classes of requests just above half a page use them (2096 B: 2336 instead of 4096).
-  using S = creation::Scatter<>;
+  expect_layouts_fit<creation::Scatter<SpansConfig>>();
+  using S = creation::Scatter<SpansConfig>;
   EXPECT_EQ(S::layout_of(2720).span, 2u);
   EXPECT_EQ(S::layout_of(2720).spots, 3u);
   EXPECT_EQ(S::layout_of(3072).span, 3u);
@@ -238,6 +245,7 @@ TEST(ScatterLayout, EveryRequestsClassHoldsIt)
   expect_classes_hold_their_requests<creation::Scatter<Page1KConfig>>();
   expect_classes_hold_their_requests<creation::Scatter<Page256Config>>();
   expect_classes_hold_their_requests<creation::Scatter<Page64KConfig>>();
+  expect_classes_hold_their_requests<creation::Scatter<SpansConfig>>();
 }
 
 template <class S>
@@ -318,13 +326,13 @@ template <class A>
 class ScatterEach : public ::testing::Test {};
 
 using all_configurations =
-  ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, OneSlot, NoWait, NoWarpSlots>;
+  ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, OneSlot, NoWait, NoWarpSlots, Spans>;
 struct configuration_names {
   template <class A>
   static std::string GetName(int i)
   {
-    const char* names[] = {"Default",    "DefaultSimd", "NoReset", "SmallBlocks",
-                           "Page1KSimd", "OneSlot",     "NoWait",  "NoWarpSlots"};
+    const char* names[] = {"Default",    "DefaultSimd", "NoReset", "SmallBlocks", "Page1KSimd",
+                           "OneSlot",    "NoWait",      "NoWarpSlots", "Spans"};
     return names[i];
   }
 };
@@ -906,11 +914,11 @@ TEST(ScatterProtocol, ChunksOfASpanAreFreedFromAnyOfItsPages)
   // The second chunk crosses from the first page into the second, the third starts in the
   // second, the fourth in the third: each is freed from where it starts, and every other
   // pointer into the span is no chunk start.
-  using S = Default::creation_policy;
+  using S = Spans::creation_policy;
   ASSERT_EQ(S::pagesize, 4096u);
   ASSERT_EQ(S::class_of(3008), 3072u);
   ASSERT_EQ(S::layout_of(3072).span, 3u);
-  Default allocator(scale::heap);
+  Spans allocator(scale::heap);
   const auto c = creation_of(allocator);
   std::vector<std::uintptr_t> p;
   for (int k = 0; k < 4; ++k) { p.push_back(single_alloc(allocator, 3000)); }
