@@ -331,8 +331,8 @@ struct configuration_names {
   template <class A>
   static std::string GetName(int i)
   {
-    const char* names[] = {"Default",    "DefaultSimd", "NoReset", "SmallBlocks", "Page1KSimd",
-                           "OneSlot",    "NoWait",      "NoWarpSlots", "Spans"};
+    const char* names[] = {"Default", "DefaultSimd", "NoReset",     "SmallBlocks", "Page1KSimd",
+                           "OneSlot", "NoWait",      "NoWarpSlots", "Spans"};
     return names[i];
   }
 };
@@ -440,10 +440,24 @@ TYPED_TEST(ScatterEach, AvailableSlotsAgreeOnHostDeviceAndWithFilling)
   background.fill(8, class_size{page}, 40);
   // Sizes of span classes too (detail/bitfield_page.hpp: chunks over half a page may lie in spans
   // of pages): 1/2 + 48 B, 3/4 and all but 96 B of a page (and 3/8, of a single-page class).
-  const std::vector<std::size_t> sizes = {1,        16,          40,       48,          64,   100,
-                                          256,      1000,        page / 2, page * 3 / 8, page / 2 + 48,
-                                          page * 3 / 4, page - 96, page,   page + 1,    3 * page,
-                                          10 * page + 5, 100 * page};
+  const std::vector<std::size_t> sizes = {1,
+                                          16,
+                                          40,
+                                          48,
+                                          64,
+                                          100,
+                                          256,
+                                          1000,
+                                          page / 2,
+                                          page * 3 / 8,
+                                          page / 2 + 48,
+                                          page * 3 / 4,
+                                          page - 96,
+                                          page,
+                                          page + 1,
+                                          3 * page,
+                                          10 * page + 5,
+                                          100 * page};
   for (std::size_t s : sizes) {
     const std::size_t host = allocator.getAvailableSlots(s);
     EXPECT_EQ(device_slots(allocator, s)[0], host) << s;

@@ -232,9 +232,9 @@ class Scatter : public scatter_detail::search<Config> {
   using base::directory_words;
   using base::open_wait_reads;
   using base::pagesize;
-  using base::span_pages;
   using base::regionsize;
   using base::resetfreedpages;
+  using base::span_pages;
   using base::warp_slots;
   using base::wastefactor;
 
@@ -254,8 +254,9 @@ class Scatter : public scatter_detail::search<Config> {
   static_assert(class_slots >= 1 && class_slots <= (1u << 16),
                 "Scatter: class_slots must be between 1 and 65536; change Config::class_slots or "
                 "-DDEVALLOC_SCATTER_CLASS_SLOTS");
-  static_assert(span_pages >= 1 && span_pages <= 8,
-                "Scatter: span_pages must be between 1 and 8; change Config::span_pages or -DDEVALLOC_SCATTER_SPAN_PAGES");
+  static_assert(
+    span_pages >= 1 && span_pages <= 8,
+    "Scatter: span_pages must be between 1 and 8; change Config::span_pages or -DDEVALLOC_SCATTER_SPAN_PAGES");
   static_assert(open_wait_reads <= 1024,
                 "Scatter: open_wait_reads must be at most 1024; change Config::open_wait_reads or "
                 "-DDEVALLOC_SCATTER_OPEN_WAIT_READS");
@@ -352,8 +353,7 @@ class Scatter : public scatter_detail::search<Config> {
            ", resetfreedpages=" + std::to_string(resetfreedpages ? 1 : 0) +
            ", k_S=" + std::to_string(Config::hash_k_size) + ", k_mp=" + std::to_string(Config::hash_k_mp) +
            ", class_slots=" + std::to_string(class_slots) + ", warp_slots=" + std::to_string(warp_slots) +
-           ", open_wait_reads=" + std::to_string(open_wait_reads) + ", span_pages=" + std::to_string(span_pages) +
-           ">";
+           ", open_wait_reads=" + std::to_string(open_wait_reads) + ", span_pages=" + std::to_string(span_pages) + ">";
   }
 
   // Geometry of this heap (host and device; valid after init_heap).
@@ -485,7 +485,8 @@ class Scatter : public scatter_detail::search<Config> {
       if (chunk == large_chunk) {
         const std::uint32_t run = bits[page];
         if ((run & span_tail) != 0) {
-          fail(where + "a span's page (" + std::to_string(run & ~span_tail) + " after its first) without its first page");
+          fail(where + "a span's page (" + std::to_string(run & ~span_tail) +
+               " after its first) without its first page");
           continue;
         }
         if (run == 0 || run > pages_ - page) {

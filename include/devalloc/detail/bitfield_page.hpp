@@ -10,13 +10,14 @@
 // reuse it; it holds no state: every function works on the words it is given.
 //
 //   * Layout (page_layout, layout_of): up to 32 chunks per page ("flat"): one 32-bit bitfield
-//     marks the used chunks. With MaxSpan > 1, a chunk size of more than half a page may
-//     be laid out over a span of up to MaxSpan contiguous pages (a 2720-byte chunk: 3 in 2 pages
-//     instead of 1 in one), so that the rounding to whole chunks per page does not waste up to half
-//     of each page; the span's first page holds its state and bitfield. Smaller chunks (below hierarchy_threshold): the page holds segments
-//     of 32 chunks plus "additional" chunks; each segment's 32-bit bitfield sits at the end of the
-//     page (segment s at page end - 4 (s + 1), segment_word), and the page's own bitfield marks the
-//     segments that are (believed to be) full. Up to 32 x 32 = 1024 chunks per page.
+//     marks the used chunks. With MaxSpan > 1, a chunk size of more than half a page may be laid
+//     out over a span of up to MaxSpan contiguous pages (a 2720-byte chunk: 3 in 2 pages instead
+//     of 1 in one), so that the rounding to whole chunks per page does not waste up to half of
+//     each page; the span's first page holds its state and bitfield. Smaller chunks (below
+//     hierarchy_threshold): the page holds segments of 32 chunks plus "additional" chunks; each
+//     segment's 32-bit bitfield sits at the end of the page (segment s at page end - 4 (s + 1),
+//     segment_word), and the page's own bitfield marks the segments that are (believed to be)
+//     full. Up to 32 x 32 = 1024 chunks per page.
 //   * State word (pack, chunk_of, count_of): chunk size << 32 | fill count, so that "the chunk
 //     size may only change while the count is zero" is one compare-and-swap. lock_count (a count
 //     above any chunk count) locks a page; large_chunk marks a page of a multi-page chunk.

@@ -144,7 +144,8 @@ class search : public multi_page<Config> {
     const std::uint32_t align = align_of(size);
     std::uint32_t c = pagesize / flat_spots(size) / align * align;
     for (std::uint32_t pages = 2; pages <= max_span; ++pages) {
-      const std::uint32_t m = pages * pagesize / size;  // chunks of `size` in the span: < 2 pages
+      // m chunks of `size` fit the span (fewer than 2 a page); the chunk keeps the alignment.
+      const std::uint32_t m = pages * pagesize / size;
       const std::uint32_t spanned = pages * pagesize / m / align * align;  // >= size, as above
       if (spanned < c) { c = spanned; }
     }
