@@ -783,6 +783,7 @@ class Scatter : public scatter_detail::search<Config> {
   /// changes nothing and returns false.
   DEVALLOC_DEVICE bool span_first(std::uint32_t& page, std::uint32_t& in_page) const noexcept
   {
+    if constexpr (page_format::max_span == 1u) { return false; }
     const std::uint32_t mark = detail::atomic_load_relaxed(bitmasks_[page]);
     if ((mark & span_tail) == 0) { return false; }
     const std::uint32_t d = mark & ~span_tail;

@@ -135,8 +135,11 @@ class fill : public heap<Config> {
         if (state.compare_exchange_strong(expected, 0u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
           DEVALLOC_PROBE(page_reset);
           // A span's other pages go back with it (their marks cleared first).
-          const std::uint32_t span = actual > span_min_chunk ? layout_of(actual).span : 1u;
-          if (span > 1u) { unmark_span(page, span); }
+          std::uint32_t span = 1u;
+          if constexpr (page_format::max_span > 1u) {
+            if (actual > span_min_chunk) { span = layout_of(actual).span; }
+            if (span > 1u) { unmark_span(page, span); }
+          }
           // release: everything done on the page (by us, and by the frees our fetch_sub's release
           // sequence carries) happens before the next owner's claim.
           free_map_.release(page, span);

@@ -294,13 +294,15 @@ class search : public multi_page<Config> {
   ///   * Else the walk, both passes.
   DEVALLOC_DEVICE void* alloc_last(std::uint32_t size, std::uint32_t cls, page_layout fresh) const noexcept
   {
-    if (fresh.span > 1u) {
-      DEVALLOC_PROBE(whole_span);
-      const std::uint32_t group =
-        free_map_.claim_group(map_start(cls, detail::lane_id()), fresh.span, free_map_.word_count());
-      if (group != detail::page_bitmap::none) { return open_for_one(group, cls, fresh); }
-      cls = single_page_class(size);
-      fresh = layout_of(cls);
+    if constexpr (max_span > 1u) {
+      if (fresh.span > 1u) {
+        DEVALLOC_PROBE(whole_span);
+        const std::uint32_t group =
+          free_map_.claim_group(map_start(cls, detail::lane_id()), fresh.span, free_map_.word_count());
+        if (group != detail::page_bitmap::none) { return open_for_one(group, cls, fresh); }
+        cls = single_page_class(size);
+        fresh = layout_of(cls);
+      }
     }
     std::uint32_t first_pass = 0;
     if (Config::resetfreedpages && fresh.spots == 1u) {
@@ -373,7 +375,7 @@ class search : public multi_page<Config> {
   /// span) the aligned group it starts, all or none.
   DEVALLOC_DEVICE bool claim_span(std::uint32_t page, std::uint32_t span) const noexcept
   {
-    if (span == 1u) { return free_map_.claim_unit(page); }
+    if (max_span == 1u || span == 1u) { return free_map_.claim_unit(page); }
     return page % span == 0 && page + span <= pages_ && free_map_.claim_run(page, span) == detail::page_bitmap::none;
   }
 
@@ -465,8 +467,10 @@ class search : public multi_page<Config> {
     const std::uint32_t start = map_start(cls, round);
     std::uint32_t page = detail::page_bitmap::none;
     // A span class: each share's first lane takes an aligned group of pages (claim_group).
-    if (fresh.span > 1u && my == share_first) { page = free_map_.claim_group(start, fresh.span, claim_words); }
-    for (std::uint32_t have = 0; fresh.span == 1u && have < shares;) {
+    if constexpr (max_span > 1u) {
+      if (fresh.span > 1u && my == share_first) { page = free_map_.claim_group(start, fresh.span, claim_words); }
+    }
+    for (std::uint32_t have = 0; (max_span == 1u || fresh.span == 1u) && have < shares;) {
       detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
       if (my == 0) {
         taken = free_map_.claim_some(start, shares - have, claim_words);
@@ -986,10 +990,13 @@ class search : public multi_page<Config> {
       }
     }
     // A span: its other pages are marked before the first page's state (release) names the size.
-    if (layout.span > 1u) { mark_span(page, layout.span); }
-    const std::uint64_t before =
-      state.fetch_add(pack(cls, granted), layout.hierarchical || layout.span > 1u ? detail::memory_order_release
-                                                                                  : detail::memory_order_relaxed);
+    bool spans = false;
+    if constexpr (max_span > 1u) {
+      spans = layout.span > 1u;
+      if (spans) { mark_span(page, layout.span); }
+    }
+    const std::uint64_t before = state.fetch_add(
+      pack(cls, granted), layout.hierarchical || spans ? detail::memory_order_release : detail::memory_order_relaxed);
     if (count_of(before) + granted >= layout.spots) { region_add(page, 1u); }
   }
 
@@ -1016,7 +1023,7 @@ class search : public multi_page<Config> {
       if (chunk == 0) {
         if (used != 0) { continue; }
         slots += per_page;
-        if (fresh.span > 1u && at % fresh.span == 0 && at + fresh.span <= pages_) {
+        if (max_span > 1u && fresh.span > 1u && at % fresh.span == 0 && at + fresh.span <= pages_) {
           bool group_free = true;
           for (std::uint32_t d = 1; d < fresh.span; ++d) { group_free = group_free && load_state(states, at + d) == 0; }
           if (group_free) { slots += fresh.spots - fresh.span * per_page; }
