@@ -85,6 +85,7 @@ using OneSlot = scatter_allocator<OneSlotConfig>;
 using NoWait = scatter_allocator<NoWaitConfig>;
 using NoWarpSlots = scatter_allocator<NoWarpSlotsConfig>;
 using Spans = scatter_allocator<SpansConfig>;
+using SpansSimd = scatter_allocator<SpansConfig, distribution::XMallocSIMD<>>;
 
 /// Three sizes of three classes in turn (hierarchical, flat, whole page).
 struct two_sizes {
@@ -325,14 +326,14 @@ TEST(ScatterGeometry, TooSmallHeapThrowsAndTheSmallestHeapWorks)
 template <class A>
 class ScatterEach : public ::testing::Test {};
 
-using all_configurations =
-  ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, OneSlot, NoWait, NoWarpSlots, Spans>;
+using all_configurations = ::testing::Types<Default, DefaultSimd, NoReset, SmallBlocks, Page1KSimd, OneSlot, NoWait,
+                                            NoWarpSlots, Spans, SpansSimd>;
 struct configuration_names {
   template <class A>
   static std::string GetName(int i)
   {
     const char* names[] = {"Default", "DefaultSimd", "NoReset",     "SmallBlocks", "Page1KSimd",
-                           "OneSlot", "NoWait",      "NoWarpSlots", "Spans"};
+                           "OneSlot", "NoWait",      "NoWarpSlots", "Spans",       "SpansSimd"};
     return names[i];
   }
 };
