@@ -50,8 +50,8 @@ struct bitfield_page {
   static constexpr std::uint32_t max_span = pagesize <= (1u << 24) ? MaxSpan : 1u;
   /// Chunk sizes above this may span pages: one chunk a page wastes up to half of it. (From a
   /// quarter of a page on, spans would save a little more, sizes uniform in 16-4096 B needing
-  /// 1.07 instead of 1.10 times their sum with spans of up to 4 pages, but turn 2-3 chunk pages
-  /// into more size classes.)
+  /// 1.07 instead of 1.10 times their sum with spans of up to 4 pages (computed from the classes), but turn 2-3 chunk
+  /// pages into more size classes.)
   static constexpr std::uint32_t span_min_chunk = pagesize / 2u;
   /// The bitfield word of a span's other pages: span_tail | distance to the span's first page
   /// (their state is large_state, as the inner pages of a multi-page chunk, whose word is 0 and

@@ -121,7 +121,7 @@ class search : public multi_page<Config> {
   /// with as many chunks per page as `size` and at most size x wastefactor; above span_min_chunk
   /// (half a page; span_pages > 1) the smallest such chunk over spans of 1..span_pages pages (a
   /// 2096-byte request: 4096 B in one page, 2720 B as 3 in 2 pages, 2448 B as 5 in 3, 2336 B as
-  /// 7 in 4: 2336; sizes uniform in 16-4096 B then need 1.10 times their sum instead of 1.29;
+  /// 7 in 4: 2336; sizes uniform in 16-4096 B then need 1.10 times their sum instead of 1.29, computed;
   /// layout_of gives the chunk's span). Hierarchical sizes keep `size`. The result is accepted by every
   /// request of that class (accepts()).
   DEVALLOC_HOST_DEVICE static constexpr std::uint32_t class_of(std::uint32_t size) noexcept
