@@ -64,7 +64,7 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& wor
                                                               unsigned spots) noexcept
 {
   device_atomic<std::uint32_t> field(word);
-  unsigned spot = start % spots;
+  unsigned spot = start < spots ? start : start % spots;  // a reservation index: mostly < spots
   for (;;) {
     const std::uint32_t bit = std::uint32_t{1} << spot;
     const std::uint32_t old = field.fetch_or(bit, memory_order_acquire);

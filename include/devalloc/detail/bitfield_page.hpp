@@ -182,7 +182,8 @@ struct bitfield_page {
       // claimed and freed bits meanwhile (lock-free). The bound is only reachable when a misuse
       // (double free) broke the invariants.
       const std::uint32_t segments = layout.segments();
-      std::uint32_t s = (index / 32u) % segments;
+      std::uint32_t s = index / 32u;
+      if (s >= segments) { s %= segments; }  // a reservation index: mostly below the chunk count
       for (std::uint32_t attempt = 0; attempt < max_scan_rounds * segments;
            ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
         if (attempt < segments && ((detail::atomic_load_relaxed(bits) >> s) & 1u) != 0) {

@@ -151,11 +151,11 @@ class page_bitmap {
       std::uint64_t values[batch];
       DEVALLOC_UNROLL
       for (std::uint32_t j = 0; j < batch; ++j) {
-        const std::uint32_t wj = (w + j) % count_;
+        const std::uint32_t wj = wrap(w + j);
         values[j] = seen + j < max_words ? atomic_load_relaxed(words_[wj]) : ~std::uint64_t{0};
       }
       for (std::uint32_t j = 0; j < batch; ++j) {
-        const std::uint32_t wj = (w + j) % count_;
+        const std::uint32_t wj = wrap(w + j);
         std::uint64_t value = values[j];
         for (unsigned tries = 0; tries < 64u; ++tries) {
           const std::uint64_t free_bits = ~value & valid(wj);
@@ -173,7 +173,7 @@ class page_bitmap {
           if (got != 0) { return {wj, got, popcount64(value | got)}; }
         }
       }
-      w = (w + batch) % count_;
+      w = wrap(w + batch);
     }
     return {none, 0};
   }
@@ -313,6 +313,14 @@ class page_bitmap {
   }
 
  private:
+  /// w % count_ for w < count_ + batch, without a division where count_ >= batch (a division per
+  /// word read was 1.5 % of the instructions of Scatter's alloc kernel under mixed sizes).
+  DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE std::uint32_t wrap(std::uint32_t w) const noexcept
+  {
+    if (w < count_) { return w; }
+    return w - count_ < count_ ? w - count_ : w % count_;
+  }
+
   DEVALLOC_HOST_DEVICE static unsigned popcount_valid(std::uint64_t valid_bits) noexcept
   {
     return valid_bits == ~std::uint64_t{0} ? 64u : trailing_ones64(valid_bits);

@@ -195,7 +195,7 @@ class search : public multi_page<Config> {
     const std::uint32_t cls_index = class_index(chunk);
     if (lanes >= fine_group && warp_slots_ != 0) { return warp_row()[warp_slot_key(cls_index) % warp_slots_]; }
     const std::uint32_t key = lanes >= fine_group ? detail::sm_id() * 16u + detail::warp_id() % 16u : small_slot_key();
-    return class_row(cls_index)[key % slots_];
+    return class_row(cls_index)[key < slots_ ? key : key % slots_];  // roomy heaps: no division
   }
 
   /// Whether the slots of groups of `lanes` lanes are fewer than the keys that pick them (slot_for:
