@@ -7,7 +7,9 @@
 // forms, over many seeds; divergent branches running different collectives at once; ids of lanes,
 // warps and multiprocessors; repeatable schedules; and the reports of misuse (deadlock, a mask
 // without the caller, mixed collectives, a shuffle from outside the mask). CPU backend only: on a
-// GPU the primitives are the hardware's *_sync intrinsics.
+// GPU the primitives are the hardware's *_sync intrinsics. Also the bit helpers beside them
+// (nth_bit64, lanes_of) and detail::page_bitmap's claims on maps of fewer words than it reads at
+// once (its word index wraps without a division).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include <devalloc/detail/page_bitmap.hpp>
 #include <devalloc/detail/warp.hpp>
 #include <devalloc/error.hpp>
 #include <devalloc/launch.hpp>
@@ -372,6 +375,69 @@ TEST(CpuWarp, AWorkersExceptionWinsOverTheWaitItLeaves)
                  },
                  lanes32(5)),
                std::runtime_error);
+}
+
+TEST(BitHelpers, NthBitAndLanesOfMatchASerialReference)
+{
+  for (std::uint64_t seed = 1; seed < 4000; ++seed) {
+    const std::uint64_t x =
+      (std::uint64_t{mix(seed)} << 32 | mix(seed * 7919u)) & (seed % 3 == 0 ? ~0ull : mix(seed * 31u));
+    std::vector<unsigned> set;  // the set bits of x, lowest first
+    for (unsigned b = 0; b < 64; ++b) {
+      if (((x >> b) & 1u) != 0) { set.push_back(b); }
+    }
+    ASSERT_EQ(detail::popcount64(x), set.size());
+    for (unsigned n = 0; n < set.size(); ++n) {
+      ASSERT_EQ(detail::nth_bit64(x, n), set[n]) << std::hex << x << " n " << n;
+    }
+    const auto mask = static_cast<std::uint32_t>(x);
+    const unsigned count = detail::popcount(mask);
+    for (unsigned first = 0; first <= count; ++first) {
+      for (unsigned len = 0; first + len <= count; ++len) {
+        std::uint32_t want = 0;
+        unsigned rank = 0;
+        for (unsigned b = 0; b < 32; ++b) {
+          if (((mask >> b) & 1u) == 0) { continue; }
+          if (rank >= first && rank < first + len) { want |= 1u << b; }
+          ++rank;
+        }
+        ASSERT_EQ(detail::lanes_of(mask, first, len), want) << std::hex << mask << " first " << first << " len " << len;
+      }
+    }
+  }
+}
+
+TEST(PageBitmap, ClaimsHandOutEveryUnitOnceOnMapsOfAnySize)
+{
+  // Maps of 1 .. 6 words (fewer and more than claim_some reads at once, page_bitmap::batch), some
+  // with a partial last word; claims of 1 .. 5 units from starts all over the map until the map is
+  // full: every unit exactly once, none beyond the last, and none once the map is full.
+  for (std::uint32_t units : {1u, 5u, 63u, 64u, 65u, 130u, 191u, 256u, 300u, 384u}) {
+    for (std::uint32_t start_step : {1u, 7u, 61u}) {
+      std::vector<std::uint64_t> words(detail::page_bitmap::words_for(units), 0);
+      const detail::page_bitmap map(words.data(), units);
+      std::vector<int> got(units, 0);
+      std::uint32_t taken = 0;
+      for (std::uint32_t call = 0; taken < units; ++call) {
+        ASSERT_LT(call, 4u * units) << "units " << units;
+        const std::uint32_t want = 1u + call % 5u;
+        const auto claim = map.claim_some(call * start_step, want, map.word_count());
+        ASSERT_NE(claim.word, detail::page_bitmap::none) << "units " << units << ": free units left but none found";
+        ASSERT_NE(claim.bits, 0u);
+        ASSERT_LE(detail::popcount64(claim.bits), want);
+        for (unsigned b = 0; b < 64; ++b) {
+          if (((claim.bits >> b) & 1u) == 0) { continue; }
+          const std::uint32_t u = claim.word * 64u + b;
+          ASSERT_LT(u, units);
+          ++got[u];
+          ++taken;
+        }
+      }
+      for (std::uint32_t u = 0; u < units; ++u) { ASSERT_EQ(got[u], 1) << "units " << units << " unit " << u; }
+      EXPECT_EQ(map.claim_some(start_step, 1u, map.word_count()).word, detail::page_bitmap::none);
+      EXPECT_EQ(map.claim_one(0u, map.word_count()), detail::page_bitmap::none);
+    }
+  }
 }
 
 }  // namespace
