@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "atomic.hpp"
+#include "fixed_divisor.hpp"
 #include "platform.hpp"
 #include "probe.hpp"
 #include "warp.hpp"
@@ -64,7 +65,7 @@ DEVALLOC_DEVICE DEVALLOC_FORCEINLINE bit_claim bitfield_claim(std::uint32_t& wor
                                                               unsigned spots) noexcept
 {
   device_atomic<std::uint32_t> field(word);
-  unsigned spot = start < spots ? start : start % spots;  // a reservation index: mostly < spots
+  unsigned spot = mod_small(start, spots);
   for (;;) {
     const std::uint32_t bit = std::uint32_t{1} << spot;
     const std::uint32_t old = field.fetch_or(bit, memory_order_acquire);

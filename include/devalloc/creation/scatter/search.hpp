@@ -195,7 +195,9 @@ class search : public multi_page<Config> {
     const std::uint32_t cls_index = class_index(chunk);
     if (lanes >= fine_group && warp_slots_ != 0) { return warp_row()[warp_slot_key(cls_index) % warp_slots_]; }
     const std::uint32_t key = lanes >= fine_group ? detail::sm_id() * 16u + detail::warp_id() % 16u : small_slot_key();
-    return class_row(cls_index)[key < slots_ ? key : key % slots_];  // roomy heaps: no division
+    // detail::mod_small written out: through the call nvcc 13 laid out the alloc kernels
+    // differently (same registers; not measured on the GPU), while this is ad9bec0's measured code.
+    return class_row(cls_index)[key < slots_ ? key : key % slots_];
   }
 
   /// Whether the slots of groups of `lanes` lanes are fewer than the keys that pick them (slot_for:
@@ -294,15 +296,13 @@ class search : public multi_page<Config> {
   ///   * Else the walk, both passes.
   DEVALLOC_DEVICE void* alloc_last(std::uint32_t size, std::uint32_t cls, page_layout fresh) const noexcept
   {
-    if constexpr (max_span > 1u) {
-      if (fresh.span > 1u) {
-        DEVALLOC_PROBE(whole_span);
-        const std::uint32_t group =
-          free_map_.claim_group(map_start(cls, detail::lane_id()), fresh.span, free_map_.word_count());
-        if (group != detail::page_bitmap::none) { return open_for_one(group, cls, fresh); }
-        cls = single_page_class(size);
-        fresh = layout_of(cls);
-      }
+    if (fresh.spans()) {
+      DEVALLOC_PROBE(whole_span);
+      const std::uint32_t group =
+        free_map_.claim_group(map_start(cls, detail::lane_id()), fresh.span, free_map_.word_count());
+      if (group != detail::page_bitmap::none) { return open_for_one(group, cls, fresh); }
+      cls = single_page_class(size);
+      fresh = layout_of(cls);
     }
     std::uint32_t first_pass = 0;
     if (Config::resetfreedpages && fresh.spots == 1u) {
@@ -467,10 +467,8 @@ class search : public multi_page<Config> {
     const std::uint32_t start = map_start(cls, round);
     std::uint32_t page = detail::page_bitmap::none;
     // A span class: each share's first lane takes an aligned group of pages (claim_group).
-    if constexpr (max_span > 1u) {
-      if (fresh.span > 1u && my == share_first) { page = free_map_.claim_group(start, fresh.span, claim_words); }
-    }
-    for (std::uint32_t have = 0; (max_span == 1u || fresh.span == 1u) && have < shares;) {
+    if (fresh.spans() && my == share_first) { page = free_map_.claim_group(start, fresh.span, claim_words); }
+    for (std::uint32_t have = 0; !fresh.spans() && have < shares;) {
       detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
       if (my == 0) {
         taken = free_map_.claim_some(start, shares - have, claim_words);
@@ -990,13 +988,10 @@ class search : public multi_page<Config> {
       }
     }
     // A span: its other pages are marked before the first page's state (release) names the size.
-    bool spans = false;
-    if constexpr (max_span > 1u) {
-      spans = layout.span > 1u;
-      if (spans) { mark_span(page, layout.span); }
-    }
-    const std::uint64_t before = state.fetch_add(
-      pack(cls, granted), layout.hierarchical || spans ? detail::memory_order_release : detail::memory_order_relaxed);
+    if (layout.spans()) { mark_span(page, layout.span); }
+    const std::uint64_t before =
+      state.fetch_add(pack(cls, granted), layout.hierarchical || layout.spans() ? detail::memory_order_release
+                                                                                : detail::memory_order_relaxed);
     if (count_of(before) + granted >= layout.spots) { region_add(page, 1u); }
   }
 
@@ -1023,7 +1018,7 @@ class search : public multi_page<Config> {
       if (chunk == 0) {
         if (used != 0) { continue; }
         slots += per_page;
-        if (max_span > 1u && fresh.span > 1u && at % fresh.span == 0 && at + fresh.span <= pages_) {
+        if (fresh.spans() && at % fresh.span == 0 && at + fresh.span <= pages_) {
           bool group_free = true;
           for (std::uint32_t d = 1; d < fresh.span; ++d) { group_free = group_free && load_state(states, at + d) == 0; }
           if (group_free) { slots += fresh.spots - fresh.span * per_page; }
