@@ -265,27 +265,30 @@ class basic_circular {
   void release(stream_ref) noexcept {}
 
   /// Device. See the file comment. Written for few live values (issue 13's register target): one
-  /// counter for both laps (the second starts where the first did, after segments_ steps of s), and
-  /// the sub-heap read again on success instead of kept.
+  /// counter for both laps (the second starts where the first did, after segments_ steps of s), the
+  /// sub-heap read again on success instead of kept, and one exit that makes the pointer from
+  /// (s, u) (with early `return nullptr`s nvcc kept the null result in a register through the
+  /// whole walk).
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
-    if (bytes > unit * units_) { return nullptr; }
     const std::size_t units_needed = (bytes + header_bytes + unit - 1) / unit;
-    if (units_needed >= no_chunk) { return nullptr; }  // more than any segment (keeps need an offset_type)
+    // More than the heap or than any segment (which also keeps need an offset_type): no lap.
+    const std::uint32_t steps = bytes > unit * units_ || units_needed >= no_chunk ? 0u : 2 * segments_;
     const offset_type need = static_cast<offset_type>(units_needed);
     std::uint32_t s = detail::atomic_load_relaxed(current_[sub_heap()]);
-    for (std::uint32_t k = 0; k < 2 * segments_; ++k) {
+    offset_type u = no_chunk;
+    for (std::uint32_t k = 0; k < steps; ++k) {
       if (k == segments_) { defragment(); }  // a whole lap found nothing
-      const offset_type u = search(s, need, k >= segments_);
+      u = search(s, need, k >= segments_);
       if (u != no_chunk) {
         if (k != 0) {
           detail::device_atomic<std::uint32_t>(current_[sub_heap()]).store(s, detail::memory_order_relaxed);
         }
-        return header_at(s, u) + header_bytes;
+        break;
       }
       s = s + 1 == segments_ ? 0 : s + 1;
     }
-    return nullptr;
+    return u == no_chunk ? nullptr : header_at(s, u) + header_bytes;
   }
 
   /// Device. See the file comment.
@@ -472,7 +475,7 @@ class basic_circular {
     if ((reg.fetch_add(1, detail::memory_order_acquire) & merging) == 0) {
       // Acquire: the hint may name a remainder another walker just split off; its header is read whole.
       u = from_start ? 0 : detail::device_atomic<offset_type>(hint_[s]).load(detail::memory_order_acquire);
-      char* const first = header_at(s, 0);
+      char* const first = detail::opaque_pointer(header_at(s, 0));  // one value in the loop
       std::uint32_t waits = 0;  // re-reads of the claimed chunk at u
       for (;;) {
         if (u >= end) {
@@ -592,7 +595,7 @@ class basic_circular {
   DEVALLOC_DEVICE void merge_segment(std::uint32_t s) const noexcept
   {
     const offset_type end = segment_units(s);
-    char* const first = header_at(s, 0);
+    char* const first = detail::opaque_pointer(header_at(s, 0));  // one value in the loop
     offset_type run = no_chunk;  // first chunk of the run of free chunks that ends at u
     for (offset_type u = 0; u < end;) {
       void* h = first + unit * u;

@@ -65,4 +65,25 @@ inline constexpr backend_kind this_backend = DEVALLOC_BACKEND_CUDA ? backend_kin
 /// "cuda" or "cpu": the label benchmark records and test names carry.
 constexpr const char* backend_name() noexcept { return DEVALLOC_BACKEND_CUDA ? "cuda" : "cpu"; }
 
+namespace detail {
+
+/// Returns `p` unchanged, as a value the optimizer cannot see through (an empty asm statement that
+/// claims to change it; no instruction). For a loop's base pointer `base + offset` whose loop adds
+/// `16 * u`: without it nvcc re-associates the sum into `base + (offset + 16 * u)` and keeps base
+/// and offset (four registers) live through the loop instead of their sum (two). Issue 13: with it
+/// in creation/circular.hpp's two walks the Circular family's alloc-and-free kernel fits 24
+/// registers with no local memory (docs/cmalloc.md, "Registers").
+template <class T>
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE T* opaque_pointer(T* p) noexcept
+{
+#if defined(__CUDA_ARCH__)
+  asm("" : "+l"(p));
+#elif defined(__GNUC__)
+  asm("" : "+r"(p));
+#endif
+  return p;
+}
+
+}  // namespace detail
+
 DEVALLOC_NAMESPACE_END
