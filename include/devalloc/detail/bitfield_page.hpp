@@ -212,17 +212,23 @@ struct bitfield_page {
   }
 
   /// Sets segment s's "full" mark in the page's bitfield `marks`, then re-checks the segment: a
-  /// free that cleared a bit before the mark was set would otherwise leave a wrong mark. acq_rel on
-  /// both marks pairs with the free's clear of the mark (docs/scatter.md, invariant H2).
+  /// free that cleared a bit before the mark was set would otherwise leave a wrong mark
+  /// (docs/scatter.md, invariant H2). The set is an acquire RMW: if the free's clear of the mark
+  /// (a release RMW after its bit's clear) came first in the marks word's order, the set reads it
+  /// (or a later RMW of its release sequence), so the re-check reads the word at or after that
+  /// bit's clear and takes the mark back. Nothing of ours needs publishing (the mark is a hint and
+  /// our bit was taken by its own acquire RMW), so no release: on sm_90 a release RMW is a
+  /// MEMBAR.ALL.GPU, once per 32 allocations of a hierarchical page. The take-back is relaxed: it
+  /// can only clear a mark, and a missing mark costs a failed claim, a wrong one a skipped round.
   DEVALLOC_DEVICE static void mark_segment_full(std::uint32_t& marks_word, std::uint32_t s, std::uint32_t& word,
                                                 std::uint32_t spots) noexcept
   {
     detail::device_atomic<std::uint32_t> marks(marks_word);
     const std::uint32_t bit = 1u << s;
-    marks.fetch_or(bit, detail::memory_order_acq_rel);
-    const std::uint32_t now = detail::device_atomic<std::uint32_t>(word).load(detail::memory_order_acquire);
+    marks.fetch_or(bit, detail::memory_order_acquire);
+    const std::uint32_t now = detail::device_atomic<std::uint32_t>(word).load(detail::memory_order_relaxed);
     if ((now & detail::low_bits(spots)) != detail::low_bits(spots)) {
-      marks.fetch_and(~bit, detail::memory_order_acq_rel);
+      marks.fetch_and(~bit, detail::memory_order_relaxed);
     }
   }
 
@@ -237,8 +243,9 @@ struct bitfield_page {
     if (!layout.hierarchical) { return bitfield_release(bits, mask, order); }
     const std::uint32_t before = bitfield_release(segment_word(base, w), mask, order);
     if ((before & mask) != 0 && before == detail::low_bits(layout.segment_spots(w))) {
-      // The segment was full: clear its mark.
-      device_atomic<std::uint32_t>(bits).fetch_and(~(1u << w), memory_order_acq_rel);
+      // The segment was full: clear its mark (release: our bits' clear is ordered before it, for
+      // the mark's setter that reads it: mark_segment_full).
+      device_atomic<std::uint32_t>(bits).fetch_and(~(1u << w), memory_order_release);
     }
     return before;
   }
