@@ -1044,6 +1044,58 @@ TEST(ScatterProtocol, AWarpFreesItsChunksTogetherAndDuplicatesInOneCallAreDouble
   }
 }
 
+TEST(ScatterProtocol, WholeWarpsOfAFlatClassOpenTheirPagesFullAndTheChunksComeBack)
+{
+  // Lanes of one flat class (chunks above 123 B: one bitfield word a page) that take a share of a
+  // page's whole chunk count open that page full (open_page_full): they take chunks by index, no
+  // bit claim each. Such pages must be exactly full (bits all set, count the chunk count; a GPU
+  // warp of one size arrives whole, the CPU emulator's warps do at random, and groups of at
+  // least the chunk count open full pages too); chunks are disjoint; a freed half comes back to
+  // later requests without overlapping the live half; a second free of each is a double free;
+  // everything is reusable.
+  for (const std::size_t bytes : {std::size_t{128}, std::size_t{256}, std::size_t{1024}, std::size_t{4096}}) {
+    Default allocator(scale::heap);
+    const auto c = creation_of(allocator);
+    const std::size_t spots = std::min<std::size_t>(pagesize_of<Default>() / bytes, 32);
+    const std::size_t workers = std::min<std::size_t>(4096, scale::heap / bytes / 2) / 32 * 32;  // whole warps
+    const std::vector<std::uintptr_t> ps = alloc_each_once(allocator, workers, bytes);
+    ASSERT_EQ(std::count(ps.begin(), ps.end(), std::uintptr_t{0}), 0) << bytes << " B: half the heap is free";
+    std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
+    for (const auto p : ps) { ranges.emplace_back(p, bytes); }
+    EXPECT_EQ(testing::count_overlaps(ranges), 0u) << bytes << " B";
+    std::size_t full = 0;
+    for (const auto& page : c.pages_host()) {
+      if (page.chunk == 0) { continue; }
+      EXPECT_EQ(page.chunk, bytes);
+      if (page.count == spots) {
+        ++full;
+        EXPECT_EQ(page.bits, detail::low_bits(static_cast<unsigned>(spots))) << bytes << " B: a full page";
+      }
+    }
+    EXPECT_GE(full, 1u) << bytes << " B: no page was opened full";
+    EXPECT_EQ(c.check_invariants_host(), "") << bytes << " B";
+    // Free every other chunk; the same number of requests, one lane per warp, take them back
+    // (offered pages, the directory) and never a live one.
+    std::vector<std::uintptr_t> freed;
+    std::vector<std::uintptr_t> live;
+    for (std::size_t i = 0; i < ps.size(); ++i) { (i % 2 == 0 ? freed : live).push_back(ps[i]); }
+    free_each(allocator, freed);
+    EXPECT_EQ(allocator.stats().double_frees, 0u);
+    const std::vector<std::uintptr_t> again = alloc_one_lane_per_warp(allocator, freed.size(), bytes);
+    ASSERT_EQ(std::count(again.begin(), again.end(), std::uintptr_t{0}), 0) << bytes << " B";
+    ranges.clear();
+    for (const auto p : live) { ranges.emplace_back(p, bytes); }
+    for (const auto p : again) { ranges.emplace_back(p, bytes); }
+    EXPECT_EQ(testing::count_overlaps(ranges), 0u) << bytes << " B: a chunk handed out twice";
+    EXPECT_EQ(c.check_invariants_host(), "") << bytes << " B";
+    free_each(allocator, live);
+    free_each(allocator, again);
+    free_each(allocator, live);  // every one a double free
+    EXPECT_EQ(allocator.stats().double_frees, live.size()) << bytes << " B";
+    expect_empty(allocator, "after the frees");
+  }
+}
+
 TEST(ScatterProtocol, SmallSuperBlocksServeEveryPageAndEverythingIsReused)
 {
   SmallBlocks allocator(1u << 20);

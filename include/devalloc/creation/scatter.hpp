@@ -329,6 +329,7 @@ class Scatter : public scatter_detail::search<Config> {
     heap.blocks_ = g.blocks;
     heap.region_pages_ = g.region_pages;
     heap.regions_count_ = g.regions;
+    heap.block_shards_ = g.block_shards;
     heap.finalize_heap(stream);
     return heap;
   }
@@ -565,12 +566,31 @@ class Scatter : public scatter_detail::search<Config> {
       }
       if (over_threshold(regions[r], region_size(r))) { ++over[r * region_pages_ / pages_per_block_]; }
     }
-    std::vector<std::uint32_t> blockfull(blocks_);
+    // Per super block, block_shards_ counters (region r in counter r mod block_shards_), each
+    // exact: its regions over the threshold.
+    const std::size_t counters = static_cast<std::size_t>(blocks_) * block_shards_;
+    std::vector<std::uint32_t> blockfull(counters * block_shard_stride);
     detail::backend::copy_to_host(blockfull.data(), blockfull_, blockfull.size() * sizeof(std::uint32_t));
+    std::vector<std::uint32_t> over_shard(counters, 0);
+    for (std::uint32_t r = 0; r < regions_count_; ++r) {
+      if (over_threshold(regions[r], region_size(r))) {
+        ++over_shard[static_cast<std::size_t>(r * region_pages_ / pages_per_block_) * block_shards_ + r % block_shards_];
+      }
+    }
     for (std::uint32_t b = 0; b < blocks_; ++b) {
-      if (blockfull[b] != over[b]) {
-        fail("super block " + std::to_string(b) + ": " + std::to_string(blockfull[b]) +
-             " regions counted over 90 % but " + std::to_string(over[b]) + " are");
+      std::uint32_t counted = 0;
+      for (std::uint32_t s = 0; s < block_shards_; ++s) {
+        const std::size_t c = static_cast<std::size_t>(b) * block_shards_ + s;
+        counted += blockfull[c * block_shard_stride];
+        if (blockfull[c * block_shard_stride] != over_shard[c]) {
+          fail("super block " + std::to_string(b) + ", counter " + std::to_string(s) + ": " +
+               std::to_string(blockfull[c * block_shard_stride]) + " regions counted over 90 % but " +
+               std::to_string(over_shard[c]) + " are");
+        }
+      }
+      if (counted != over[b]) {
+        fail("super block " + std::to_string(b) + ": " + std::to_string(counted) + " regions counted over 90 % but " +
+             std::to_string(over[b]) + " are");
       }
     }
     if (reported > 8) { errors += "... " + std::to_string(reported - 8) + " more\n"; }
@@ -734,6 +754,8 @@ class Scatter : public scatter_detail::search<Config> {
   // The heap view (creation/scatter/heap.hpp).
   using base::active_block_;
   using base::bitmasks_;
+  using base::block_shard_stride;
+  using base::block_shards_;
   using base::blockfull_;
   using base::blocks_;
   using base::data_;

@@ -40,6 +40,7 @@ enum event : unsigned {
   follow_slot,      ///< Scatter: a lane that lost its slot's install CAS tried the slot's new page, its own in hand
   whole_page,       ///< Scatter: a request of more than half a page looked through the whole free-page map
   whole_span,       ///< Scatter: a request of a span class looked through the whole free-page map for a group
+  open_full,        ///< Scatter: a page opened full for the lanes that took it (no bit claims)
   count             ///< number of events
 };
 
@@ -49,7 +50,8 @@ constexpr const char* name(unsigned e) noexcept
   constexpr const char* names[] = {"alloc_chunk", "page_try",       "pass1",         "open_won",    "open_lost",
                                    "open_wait",   "reserve",        "reserve_short", "claim_retry", "segment_skip",
                                    "free_chunk",  "page_reset",     "region_skip",   "walk",        "map_empty",
-                                   "round_again", "directory_scan", "follow_slot",   "whole_page",  "whole_span"};
+                                   "round_again", "directory_scan", "follow_slot",   "whole_page",  "whole_span",
+                                   "open_full"};
   return e < count ? names[e] : "?";
 }
 

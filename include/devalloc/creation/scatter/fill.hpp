@@ -42,8 +42,12 @@ class fill : public heap<Config> {
   using base::active_block_;
   using base::bitmasks_;
   using base::block_regions;
-  using base::blockfull_;
+  using base::block_shard_stride;
+  using base::block_shards_;
+  using base::blockfull_first;
+  using base::blockfull_of;
   using base::free_map_;
+  using base::max_block_shards;
   using base::page_data;
   using base::pages_per_block_;
   using base::pagesize;
@@ -66,17 +70,24 @@ class fill : public heap<Config> {
     return static_cast<std::uint64_t>(full) * 10u > static_cast<std::uint64_t>(pages) * 9u;
   }
 
-  /// Whether every region of super block `block` is over the pass-0 threshold (its block counter
-  /// of such regions has reached its region count; §5.4).
+  /// Whether every region of super block `block` is over the pass-0 threshold (its counters of
+  /// such regions sum to its region count; §5.4). The counters are read together (independent
+  /// loads: one memory latency).
   DEVALLOC_DEVICE bool block_over(std::uint32_t block) const noexcept
   {
-    return detail::atomic_load_relaxed(blockfull_[block]) >= block_regions(block);
+    const std::uint32_t* first = blockfull_first(block);
+    std::uint32_t over = 0;
+    DEVALLOC_UNROLL
+    for (std::uint32_t s = 0; s < max_block_shards; ++s) {
+      if (s < block_shards_) { over += detail::atomic_load_relaxed(first[s * block_shard_stride]); }
+    }
+    return over >= block_regions(block);
   }
 
   /// Region counter +delta. When the region crosses the pass-0 threshold (over_threshold), the
-  /// super block's count of such regions follows: every change of a region counter is one atomic
-  /// RMW whose returned value says whether this change crossed, so the block counter is exact at
-  /// rest.
+  /// super block's count of such regions follows (its counter for this region: blockfull_of):
+  /// every change of a region counter is one atomic RMW whose returned value says whether this
+  /// change crossed, so the block's counters are exact at rest.
   DEVALLOC_DEVICE void region_add(std::uint32_t page, std::uint32_t delta) const noexcept
   {
     const std::uint32_t region = page / region_pages_;
@@ -84,7 +95,7 @@ class fill : public heap<Config> {
       detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
     const std::uint32_t pages = region_size(region);
     if (!over_threshold(old, pages) && over_threshold(old + delta, pages)) {
-      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_])
+      detail::device_atomic<std::uint32_t>(*blockfull_of(region))
         .fetch_add(1u, detail::memory_order_relaxed);
     }
   }
@@ -95,7 +106,7 @@ class fill : public heap<Config> {
       detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
     const std::uint32_t pages = region_size(region);
     if (over_threshold(old, pages) && !over_threshold(old - delta, pages)) {
-      detail::device_atomic<std::uint32_t>(blockfull_[page / pages_per_block_])
+      detail::device_atomic<std::uint32_t>(*blockfull_of(region))
         .fetch_sub(1u, detail::memory_order_relaxed);
     }
   }

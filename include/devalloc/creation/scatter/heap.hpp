@@ -62,6 +62,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     std::uint32_t blocks = 0;
     std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
     std::uint32_t regions = 0;
+    std::uint32_t block_shards = 0;  ///< counters per super block of its regions over the threshold
     std::uint32_t slots = 0;       ///< directory slots per class
     std::uint32_t warp_slots = 0;  ///< directory slots of whole-warp groups (any class)
   };
@@ -103,6 +104,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     g.blocks = p.blocks;
     g.region_pages = p.region_pages;
     g.regions = p.regions_count;
+    g.block_shards = p.block_shards;
     g.slots = p.slots;
     g.warp_slots = p.warp_slots;
     return g;
@@ -144,16 +146,28 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     return std::size_t{directory_classes} * (slots + 1u) + warp_slots + 1u;
   }
 
+  /// Most counters a super block keeps of its regions over the pass-0 threshold (fill.hpp,
+  /// region_add): region r counts in counter r mod block_shards, so that the regions that cross
+  /// the threshold at once do not all add to one word. One counter was one hot word for the whole
+  /// heap (one super block by default): 2^20 threads x 4 KiB cross 65 536 regions in one launch,
+  /// and the frees cross them back (H100 probe without the counter: frees of 4 KiB 4.8 -> 6.7 G/s,
+  /// 512-8192 B allocations 1.93 -> 2.18 G/s; results/gpu/2026-11-27_mark_H100).
+  static constexpr std::uint32_t max_block_shards = 32;
+  /// Words from one such counter to the next: each in a 32-byte sector of its own.
+  static constexpr std::uint32_t block_shard_stride = 8;
+
   /// Smallest pool (in bytes, from any address) that holds one page: alignment, header, one
-  /// page's state, bitfield, region and block counter, bitmap word, directory, page alignment.
-  static constexpr std::size_t min_pool_bytes = 255 + 256 + 20 + 7 + 8 + 4 * directory_words(1, 1) + 255 + pagesize;
+  /// page's state, bitfield and region counter, one block counter's sector, bitmap word, directory,
+  /// page alignment.
+  static constexpr std::size_t min_pool_bytes =
+    255 + 256 + 16 + 4 * block_shard_stride + 7 + 8 + 4 * directory_words(1, 1) + 255 + pagesize;
 
  protected:
   static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
 
   struct planned {
     std::uintptr_t states, bitmasks, regions, blockfull, free_map, directory, data, end;
-    std::uint32_t pages_per_block, blocks, region_pages, regions_count, slots, warp_slots;
+    std::uint32_t pages_per_block, blocks, region_pages, regions_count, block_shards, slots, warp_slots;
   };
 
   // Layout of `pages` pages with the metadata starting at `meta` (256-aligned). 64-bit sums.
@@ -173,11 +187,13 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     p.blocks = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + per_block - 1) / per_block);
     p.region_pages = static_cast<std::uint32_t>(region);
     p.regions_count = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + region - 1) / region);
+    const std::uint64_t block_regions = per_block / region;  // per_block is a multiple of region
+    p.block_shards = static_cast<std::uint32_t>(block_regions < max_block_shards ? block_regions : max_block_shards);
     p.states = meta + 256;
     p.bitmasks = p.states + std::uintptr_t{8} * pages;
     p.regions = p.bitmasks + std::uintptr_t{4} * pages;
     p.blockfull = p.regions + std::uintptr_t{4} * p.regions_count;
-    p.free_map = align_up(p.blockfull + std::uintptr_t{4} * p.blocks, 8);
+    p.free_map = align_up(p.blockfull + std::uintptr_t{4} * block_shard_stride * p.block_shards * p.blocks, 8);
     p.directory = p.free_map + std::uintptr_t{8} * detail::page_bitmap::words_for(pages);
     p.slots = slots_for(pages);
     p.warp_slots = warp_slots_for(pages);
@@ -204,6 +220,18 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     return n / region_pages_ + (n % region_pages_ != 0);
   }
 
+  /// The counter of region `region`'s super block that counts it (region_add), and the super
+  /// block's first counter (block_over sums block_shards_ of them, block_shard_stride apart).
+  DEVALLOC_HOST_DEVICE std::uint32_t* blockfull_of(std::uint32_t region) const noexcept
+  {
+    const std::uint32_t block = region * region_pages_ / pages_per_block_;
+    return blockfull_ + (static_cast<std::size_t>(block) * block_shards_ + region % block_shards_) * block_shard_stride;
+  }
+  DEVALLOC_HOST_DEVICE std::uint32_t* blockfull_first(std::uint32_t block) const noexcept
+  {
+    return blockfull_ + static_cast<std::size_t>(block) * block_shards_ * block_shard_stride;
+  }
+
   DEVALLOC_HOST_DEVICE std::uint32_t region_size(std::uint32_t region) const noexcept
   {
     const std::uint32_t first = region * region_pages_;
@@ -213,7 +241,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint64_t* states_ = nullptr;        // per page: chunk size << 32 | fill count
   std::uint32_t* bitmasks_ = nullptr;      // per page: usage bits / segment-full marks / run length
   std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
-  std::uint32_t* blockfull_ = nullptr;     // per super block: regions over the 90 % threshold (over_threshold)
+  std::uint32_t* blockfull_ = nullptr;     // per super block, block_shards_ counters: regions over the 90 % threshold
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
   detail::page_bitmap free_map_;           // per page: taken (split, multi-page, being opened or reset) or free
   std::uint32_t* directory_ = nullptr;     // per class and slot: 1 + the page the slot's warps fill (0: none)
@@ -229,6 +257,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint32_t blocks_ = 0;
   std::uint32_t region_pages_ = 1;
   std::uint32_t regions_count_ = 0;
+  std::uint32_t block_shards_ = 1;
 };
 
 }  // namespace creation::scatter_detail
