@@ -476,7 +476,7 @@ class basic_circular {
       // Acquire: the hint may name a remainder another walker just split off; its header is read whole.
       u = from_start ? 0 : detail::device_atomic<offset_type>(hint_[s]).load(detail::memory_order_acquire);
       char* const first = detail::opaque_pointer(header_at(s, 0));  // one value in the loop
-      std::uint32_t waits = 0;  // re-reads of the claimed chunk at u
+      std::uint32_t waits = 0;                                      // re-reads of the claimed chunk at u
       for (;;) {
         if (u >= end) {
           u = no_chunk;

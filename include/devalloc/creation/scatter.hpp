@@ -574,7 +574,8 @@ class Scatter : public scatter_detail::search<Config> {
     std::vector<std::uint32_t> over_shard(counters, 0);
     for (std::uint32_t r = 0; r < regions_count_; ++r) {
       if (over_threshold(regions[r], region_size(r))) {
-        ++over_shard[static_cast<std::size_t>(r * region_pages_ / pages_per_block_) * block_shards_ + r % block_shards_];
+        ++over_shard[static_cast<std::size_t>(r * region_pages_ / pages_per_block_) * block_shards_ +
+                     r % block_shards_];
       }
     }
     for (std::uint32_t b = 0; b < blocks_; ++b) {

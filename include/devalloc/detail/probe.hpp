@@ -47,11 +47,10 @@ enum event : unsigned {
 /// Name of an event, for reports.
 constexpr const char* name(unsigned e) noexcept
 {
-  constexpr const char* names[] = {"alloc_chunk", "page_try",       "pass1",         "open_won",    "open_lost",
-                                   "open_wait",   "reserve",        "reserve_short", "claim_retry", "segment_skip",
-                                   "free_chunk",  "page_reset",     "region_skip",   "walk",        "map_empty",
-                                   "round_again", "directory_scan", "follow_slot",   "whole_page",  "whole_span",
-                                   "open_full"};
+  constexpr const char* names[] = {
+    "alloc_chunk",   "page_try",    "pass1",          "open_won",    "open_lost",  "open_wait",   "reserve",
+    "reserve_short", "claim_retry", "segment_skip",   "free_chunk",  "page_reset", "region_skip", "walk",
+    "map_empty",     "round_again", "directory_scan", "follow_slot", "whole_page", "whole_span",  "open_full"};
   return e < count ? names[e] : "?";
 }
 

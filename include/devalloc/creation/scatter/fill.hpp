@@ -95,8 +95,7 @@ class fill : public heap<Config> {
       detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
     const std::uint32_t pages = region_size(region);
     if (!over_threshold(old, pages) && over_threshold(old + delta, pages)) {
-      detail::device_atomic<std::uint32_t>(*blockfull_of(region))
-        .fetch_add(1u, detail::memory_order_relaxed);
+      detail::device_atomic<std::uint32_t>(*blockfull_of(region)).fetch_add(1u, detail::memory_order_relaxed);
     }
   }
   DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
@@ -106,8 +105,7 @@ class fill : public heap<Config> {
       detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
     const std::uint32_t pages = region_size(region);
     if (over_threshold(old, pages) && !over_threshold(old - delta, pages)) {
-      detail::device_atomic<std::uint32_t>(*blockfull_of(region))
-        .fetch_sub(1u, detail::memory_order_relaxed);
+      detail::device_atomic<std::uint32_t>(*blockfull_of(region)).fetch_sub(1u, detail::memory_order_relaxed);
     }
   }
 

@@ -63,8 +63,8 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
     std::uint32_t regions = 0;
     std::uint32_t block_shards = 0;  ///< counters per super block of its regions over the threshold
-    std::uint32_t slots = 0;       ///< directory slots per class
-    std::uint32_t warp_slots = 0;  ///< directory slots of whole-warp groups (any class)
+    std::uint32_t slots = 0;         ///< directory slots per class
+    std::uint32_t warp_slots = 0;    ///< directory slots of whole-warp groups (any class)
   };
 
   /// Host. Splits `bytes` bytes at address `base` into metadata and as many pages as fit.

@@ -1026,9 +1026,10 @@ class search : public multi_page<Config> {
   {
     DEVALLOC_PROBE(open_won);
     DEVALLOC_PROBE(open_full);
-    detail::device_atomic<std::uint64_t>(states_[page]).fetch_add(pack(cls, layout.spots), detail::memory_order_relaxed);
-    detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(detail::low_bits(layout.spots),
-                                                                detail::memory_order_relaxed);
+    detail::device_atomic<std::uint64_t>(states_[page])
+      .fetch_add(pack(cls, layout.spots), detail::memory_order_relaxed);
+    detail::device_atomic<std::uint32_t>(bitmasks_[page])
+      .store(detail::low_bits(layout.spots), detail::memory_order_relaxed);
   }
 
   DEVALLOC_DEVICE void open_page(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
