@@ -15,3 +15,5 @@ bash bench/diag/probe-ab.sh .deps/gpuc/probes-mark.tar.xz ab-mark.log 2 r-base r
 #       tput 1048576; mix 1048576 512-8192; mix 131072 16-4096; PROBE_HEAP=338000000 mix 131072 16-4096
 #   ab-full*.log: CELLS=cells-full.txt bash bench/diag/probe-ab.sh probes-full.tar.xz ab-full.log 2 r-mark r-shard r-full
 #   ab-full2*.log: CELLS=cells-full2.txt bash bench/diag/probe-ab.sh probes-full2.tar.xz ab-full2.log 2 r-mark r-full2
+#   ab-nd*.log: CELLS=cells-nd.txt bash bench/diag/probe-ab.sh probes-nd.tar.xz ab-nd.log 2 r-full2 r-nd
+#   ab-ds*.log: CELLS=cells-ds.txt bash bench/diag/probe-ab.sh probes-ds.tar.xz ab-ds.log 2 r-full2 r-ds r-nd

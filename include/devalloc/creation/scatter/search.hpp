@@ -260,6 +260,13 @@ class search : public multi_page<Config> {
   /// every claim at 48 flipped so often that 2^20 threads x 16-4096 B lost 20 %).
   static constexpr std::uint32_t dense_set_bits = 56;
   static constexpr std::uint32_t dense_clear_bits = 32;
+  /// Only claims in every dense_sample_words-th word of the map sample it (note_density): the
+  /// flag is one word for the whole heap, and every claim reading it, and writing it whenever the
+  /// samples crossed the thresholds, made that word's L2 slice a queue for everything else it holds
+  /// (H100 probe, 2^20 threads, results/gpu/2026-11-27_mark_H100: without any sampling 4 KiB went
+  /// 3.9 -> 8.6 G allocs/s, 1 KiB 7.7 -> 10.4 G, 16-4096 B 1.53 -> 1.90 G, the tight heaps' cells
+  /// alike). The words are hashed starts of claims, so one in 16 still samples the map's fill.
+  static constexpr std::uint32_t dense_sample_words = 16;
 
   // ---------------------------------------------------------------------------------------------
   // Allocation of chunks up to one page
@@ -477,7 +484,9 @@ class search : public multi_page<Config> {
       detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
       if (my == 0) {
         taken = free_map_.claim_some(start, shares - have, claim_words);
-        if (taken.word != detail::page_bitmap::none) { note_density(taken.used); }
+        if (taken.word != detail::page_bitmap::none && taken.word % dense_sample_words == 0) {
+          note_density(taken.used);
+        }
       }
       detail::sync_lanes(rest);
       const std::uint32_t word = detail::shuffle(rest, taken.word, taker);
