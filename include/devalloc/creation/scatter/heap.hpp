@@ -150,8 +150,8 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   /// region_add): region r counts in counter r mod block_shards, so that the regions that cross
   /// the threshold at once do not all add to one word. One counter was one hot word for the whole
   /// heap (one super block by default): 2^20 threads x 4 KiB cross 65 536 regions in one launch,
-  /// and the frees cross them back (H100 probe without the counter: frees of 4 KiB 4.8 -> 6.7 G/s,
-  /// 512-8192 B allocations 1.93 -> 2.18 G/s; results/gpu/2026-11-27_mark_H100).
+  /// and the frees cross them back (H100 probe, split: frees of 4 KiB 4.8 -> 6.6 G/s, of
+  /// 512-8192 B 4.8 -> 6.25 G/s; results/gpu/2026-11-27_mark_H100).
   static constexpr std::uint32_t max_block_shards = 32;
   /// Words from one such counter to the next: each in a 32-byte sector of its own.
   static constexpr std::uint32_t block_shard_stride = 8;

@@ -1,4 +1,4 @@
-# GPU tests of c86b9d4 (session 2026-11-27: the Circular family in 24 registers; Scatter's full-marks
+# GPU tests of 09f76a4 (session 2026-11-27: the Circular family in 24 registers; Scatter's full-marks
 # without a MEMBAR, the super block counter split, pages opened full): the test binaries of Scatter,
 # the Circular family, the list heaps, FDGMalloc and coalescing; the conformance factories over
 # Scatter, XMallocSIMD, FDGMalloc, coalescing, the Circular family and UnsafeWrap; the failure
