@@ -558,40 +558,26 @@ class Scatter : public scatter_detail::search<Config> {
         fail(where + "fill count " + std::to_string(count) + " but " + std::to_string(used) + " in-page bits set");
       }
     }
-    std::vector<std::uint32_t> over(blocks_, 0);
+    // Each counter of a super block's regions over the threshold (blockfull_of: region r in
+    // counter r mod block_shards_) equals the number of its regions that are.
+    const std::size_t words = static_cast<std::size_t>(blocks_) * block_shards_ * block_shard_stride;
+    std::vector<std::uint32_t> blockfull(words);
+    detail::backend::copy_to_host(blockfull.data(), blockfull_, words * sizeof(std::uint32_t));
+    std::vector<std::uint32_t> over(words, 0);
     for (std::uint32_t r = 0; r < regions_count_; ++r) {
       if (regions[r] != full_pages[r]) {
         fail("region " + std::to_string(r) + ": counter " + std::to_string(regions[r]) + " but " +
              std::to_string(full_pages[r]) + " full pages");
       }
-      if (over_threshold(regions[r], region_size(r))) { ++over[r * region_pages_ / pages_per_block_]; }
-    }
-    // Per super block, block_shards_ counters (region r in counter r mod block_shards_), each
-    // exact: its regions over the threshold.
-    const std::size_t counters = static_cast<std::size_t>(blocks_) * block_shards_;
-    std::vector<std::uint32_t> blockfull(counters * block_shard_stride);
-    detail::backend::copy_to_host(blockfull.data(), blockfull_, blockfull.size() * sizeof(std::uint32_t));
-    std::vector<std::uint32_t> over_shard(counters, 0);
-    for (std::uint32_t r = 0; r < regions_count_; ++r) {
       if (over_threshold(regions[r], region_size(r))) {
-        ++over_shard[static_cast<std::size_t>(r * region_pages_ / pages_per_block_) * block_shards_ +
-                     r % block_shards_];
+        ++over[static_cast<std::size_t>(blockfull_of(r) - blockfull_)];
       }
     }
-    for (std::uint32_t b = 0; b < blocks_; ++b) {
-      std::uint32_t counted = 0;
-      for (std::uint32_t s = 0; s < block_shards_; ++s) {
-        const std::size_t c = static_cast<std::size_t>(b) * block_shards_ + s;
-        counted += blockfull[c * block_shard_stride];
-        if (blockfull[c * block_shard_stride] != over_shard[c]) {
-          fail("super block " + std::to_string(b) + ", counter " + std::to_string(s) + ": " +
-               std::to_string(blockfull[c * block_shard_stride]) + " regions counted over 90 % but " +
-               std::to_string(over_shard[c]) + " are");
-        }
-      }
-      if (counted != over[b]) {
-        fail("super block " + std::to_string(b) + ": " + std::to_string(counted) + " regions counted over 90 % but " +
-             std::to_string(over[b]) + " are");
+    for (std::size_t w = 0; w < words; w += block_shard_stride) {
+      if (blockfull[w] != over[w]) {
+        fail("super block " + std::to_string(w / block_shard_stride / block_shards_) + ", counter " +
+             std::to_string(w / block_shard_stride % block_shards_) + ": " + std::to_string(blockfull[w]) +
+             " regions counted over 90 % but " + std::to_string(over[w]) + " are");
       }
     }
     if (reported > 8) { errors += "... " + std::to_string(reported - 8) + " more\n"; }
@@ -758,6 +744,7 @@ class Scatter : public scatter_detail::search<Config> {
   using base::block_shard_stride;
   using base::block_shards_;
   using base::blockfull_;
+  using base::blockfull_of;
   using base::blocks_;
   using base::data_;
   using base::data_end_;

@@ -507,11 +507,7 @@ class search : public multi_page<Config> {
       bool installed = false;
       if (direct) {
         // The last page keeps room: offer it to the slot (if the slot's page has none).
-        if (full) {
-          open_page_full(page, cls, fresh);
-        } else {
-          open_page(page, cls, fresh, share_lanes);
-        }
+        open_share(page, cls, fresh, share_lanes, full);
         opened = true;
         // Offered to the class slot that small groups use (whole-warp groups of this class, which
         // use the warp slots, fill pages by themselves).
@@ -524,7 +520,7 @@ class search : public multi_page<Config> {
         // only page of this round, so that a lost CAS just gives it back).
         std::uint32_t expected = seen_entry;
         if (share_first != 0) {
-          open_page(page, cls, fresh, share_lanes);
+          open_page(page, cls, fresh, share_lanes);  // the last share keeps room: never full
           opened = true;
         }
         bool won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
@@ -576,13 +572,7 @@ class search : public multi_page<Config> {
           page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
         }
       }
-      if (!opened && page < pages_) {
-        if (full) {
-          open_page_full(page, cls, fresh);
-        } else {
-          open_page(page, cls, fresh, share_lanes);
-        }
-      }
+      if (!opened && page < pages_) { open_share(page, cls, fresh, share_lanes, full); }
       if (installed) { offer(class_page(cls), page, cls, fresh.spots); }
     }
     // The share's first lane opened the page (and zeroed a hierarchical page's words) before
@@ -1039,6 +1029,19 @@ class search : public multi_page<Config> {
       .fetch_add(pack(cls, layout.spots), detail::memory_order_relaxed);
     detail::device_atomic<std::uint32_t>(bitmasks_[page])
       .store(detail::low_bits(layout.spots), detail::memory_order_relaxed);
+  }
+
+  /// Opens page `page` for a share of `lanes` lanes of a directory round: full (open_page_full)
+  /// if `full` (opens_full(layout, lanes), which the round needs itself), else with `lanes`
+  /// reservations (open_page).
+  DEVALLOC_DEVICE void open_share(std::uint32_t page, std::uint32_t cls, const page_layout& layout, std::uint32_t lanes,
+                                  bool full) const noexcept
+  {
+    if (full) {
+      open_page_full(page, cls, layout);
+    } else {
+      open_page(page, cls, layout, lanes);
+    }
   }
 
   DEVALLOC_DEVICE void open_page(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
