@@ -263,9 +263,10 @@ class search : public multi_page<Config> {
   /// Only claims in every dense_sample_words-th word of the map sample it (note_density): the
   /// flag is one word for the whole heap, and every claim reading it, and writing it whenever the
   /// samples crossed the thresholds, made that word's L2 slice a queue for everything else it holds
-  /// (H100 probe, 2^20 threads, results/gpu/2026-11-27_mark_H100: without any sampling 4 KiB went
-  /// 3.9 -> 8.6 G allocs/s, 1 KiB 7.7 -> 10.4 G, 16-4096 B 1.53 -> 1.90 G, the tight heaps' cells
-  /// alike). The words are hashed starts of claims, so one in 16 still samples the map's fill.
+  /// (H100 probe, 2^20 threads, results/gpu/2026-11-27_mark_H100: sampled so, 4 KiB went 3.9 ->
+  /// 8.6 G allocs/s, 1 KiB 7.8 -> 10.3 G, 16-4096 B 1.53 -> 1.63-1.72 G, the tight heaps' cells
+  /// alike; with the flag never updated, an experiment, 16-4096 B 1.90 G). The words are hashed
+  /// starts of claims, so one in 16 still samples the map's fill.
   static constexpr std::uint32_t dense_sample_words = 16;
 
   // ---------------------------------------------------------------------------------------------
