@@ -1044,15 +1044,14 @@ TEST(ScatterProtocol, AWarpFreesItsChunksTogetherAndDuplicatesInOneCallAreDouble
   }
 }
 
-TEST(ScatterProtocol, WholeWarpsOfAFlatClassOpenTheirPagesFullAndTheChunksComeBack)
+TEST(ScatterProtocol, WholeWarpsOfAFlatClassFillTheirPagesAndTheChunksComeBack)
 {
   // Lanes of one flat class (chunks above 123 B: one bitfield word a page) that take a share of a
-  // page's whole chunk count open that page full (open_page_full): they take chunks by index, no
-  // bit claim each. Such pages must be exactly full (bits all set, count the chunk count; a GPU
-  // warp of one size arrives whole, the CPU emulator's warps do at random, and groups of at
-  // least the chunk count open full pages too); chunks are disjoint; a freed half comes back to
-  // later requests without overlapping the live half; a second free of each is a double free;
-  // everything is reusable.
+  // page's whole chunk count fill that page by their bit claims (a page of one chunk opens full:
+  // open_page_full). Such pages must be exactly full (bits all set, count the chunk count; a GPU
+  // warp of one size arrives whole, the CPU emulator's warps do at random); chunks are disjoint; a
+  // freed half comes back to later requests without overlapping the live half; a second free of
+  // each is a double free; everything is reusable.
   for (const std::size_t bytes : {std::size_t{128}, std::size_t{256}, std::size_t{1024}, std::size_t{4096}}) {
     Default allocator(scale::heap);
     const auto c = creation_of(allocator);
@@ -1072,7 +1071,7 @@ TEST(ScatterProtocol, WholeWarpsOfAFlatClassOpenTheirPagesFullAndTheChunksComeBa
         EXPECT_EQ(page.bits, detail::low_bits(static_cast<unsigned>(spots))) << bytes << " B: a full page";
       }
     }
-    EXPECT_GE(full, 1u) << bytes << " B: no page was opened full";
+    EXPECT_GE(full, 1u) << bytes << " B: no page was filled by its share";
     EXPECT_EQ(c.check_invariants_host(), "") << bytes << " B";
     // Free every other chunk; the same number of requests, one lane per warp, take them back
     // (offered pages, the directory) and never a live one.

@@ -500,15 +500,17 @@ class search : public multi_page<Config> {
       if (share >= have && share < have + n) { page = word * 64u + detail::nth_bit64(bits, share - have); }
       have += n;
     }
-    // A share of a flat page's whole chunk count fills its page at open (open_page_full): its
-    // lanes take chunks 0 .. spots - 1 without a bit claim each.
-    const bool full = opens_full(fresh, share_lanes);
+    // Each share's lanes claim their chunks' bits (take_spot), a share of a flat page's whole
+    // chunk count too: opening such pages full (open_page_full, chunks taken by index) cost the
+    // benchmark's own 256 B and mixed 16-256 B cells 3 % (results/gpu/2026-11-27_09f76a4_H100/
+    // bench-ab, variant vB), although the probe's kernel gained 4 %; it stays for one-lane opens
+    // (open_for_one).
     if (my == share_first && page != detail::page_bitmap::none) {
       bool opened = false;
       bool installed = false;
       if (direct) {
         // The last page keeps room: offer it to the slot (if the slot's page has none).
-        open_share(page, cls, fresh, share_lanes, full);
+        open_page(page, cls, fresh, share_lanes);
         opened = true;
         // Offered to the class slot that small groups use (whole-warp groups of this class, which
         // use the warp slots, fill pages by themselves).
@@ -573,7 +575,7 @@ class search : public multi_page<Config> {
           page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
         }
       }
-      if (!opened && page < pages_) { open_share(page, cls, fresh, share_lanes, full); }
+      if (!opened && page < pages_) { open_page(page, cls, fresh, share_lanes); }
       if (installed) { offer(class_page(cls), page, cls, fresh.spots); }
     }
     // The share's first lane opened the page (and zeroed a hierarchical page's words) before
@@ -591,12 +593,6 @@ class search : public multi_page<Config> {
     }
     if (page == detail::page_bitmap::none) { return round_result::no_free_page; }
     if (page >= pages_) { return round_result::again; }
-    if (full) {
-      // The page's region counter last, after the members have their chunks.
-      if (my == share_first) { region_add(page, 1u); }
-      out = page_data(page) + static_cast<std::size_t>(my - share_first) * cls;
-      return round_result::served;
-    }
     out = take_spot(page, cls, fresh, my - share_first);
     return out != nullptr ? round_result::served : round_result::again;
   }
@@ -1007,7 +1003,8 @@ class search : public multi_page<Config> {
   /// claim's acquire).
   /// Whether `granted` reservations fill a page of `layout` at its open and its chunks can be
   /// handed out without bit claims (open_page_full): a flat page (its bitfield is the page's one
-  /// word), not a span, opened for as many lanes as it has chunks.
+  /// word), not a span, opened for as many lanes as it has chunks. Asked by open_for_one (one
+  /// lane: pages of one chunk); directory rounds claim bits per lane (see directory_round).
   DEVALLOC_HOST_DEVICE static constexpr bool opens_full(const page_layout& layout, std::uint32_t granted) noexcept
   {
     return !layout.hierarchical && !layout.spans() && granted == layout.spots;
@@ -1030,19 +1027,6 @@ class search : public multi_page<Config> {
       .fetch_add(pack(cls, layout.spots), detail::memory_order_relaxed);
     detail::device_atomic<std::uint32_t>(bitmasks_[page])
       .store(detail::low_bits(layout.spots), detail::memory_order_relaxed);
-  }
-
-  /// Opens page `page` for a share of `lanes` lanes of a directory round: full (open_page_full)
-  /// if `full` (opens_full(layout, lanes), which the round needs itself), else with `lanes`
-  /// reservations (open_page).
-  DEVALLOC_DEVICE void open_share(std::uint32_t page, std::uint32_t cls, const page_layout& layout, std::uint32_t lanes,
-                                  bool full) const noexcept
-  {
-    if (full) {
-      open_page_full(page, cls, layout);
-    } else {
-      open_page(page, cls, layout, lanes);
-    }
   }
 
   DEVALLOC_DEVICE void open_page(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
