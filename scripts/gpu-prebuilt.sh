@@ -16,7 +16,7 @@
 #     main job: scripts/gpu-run.sh --prebuilt --no-tests, devalloc-bench --quick (8 GiB heaps for
 #     the mixed cells); results.json and the logs go to $OUT/bench/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 mode=${1:?tests or bench}
 archive=${2:?archive of prebuilt binaries}
 : "${DEVALLOC_COMMIT:?export DEVALLOC_COMMIT=<commit>}"
