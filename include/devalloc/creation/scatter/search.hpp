@@ -611,29 +611,38 @@ class search : public multi_page<Config> {
     DEVALLOC_PROBE(page_try);
     const std::uint32_t page = seen - 1u;
     detail::device_atomic<std::uint64_t> state(states_[page]);
-    std::uint64_t now = state.load(detail::memory_order_relaxed);
-    // Installed but not opened yet (taken in the map, chunk size still 0): its owner opens it
-    // right after the CAS; re-read a bounded number of times.
-    for (std::uint32_t wait = 0; wait < open_wait_reads && chunk_of(now) == 0 && free_map_.taken(page); ++wait) {
-      DEVALLOC_PROBE(open_wait);
-      detail::pause_briefly();
-      now = state.load(detail::memory_order_relaxed);
-    }
-    // A page the entry still names after the last free reset it (chunk size 0, free in the map):
-    // take it back and open it for this class (no new entry, no CAS race).
-    if (chunk_of(now) == 0 && !free_map_.taken(page) && claim_span(page, fresh.span)) {
-      open_page(page, cls, fresh, k);
-      grant_page = seen;
-      grant = k;  // reservations 0 .. k-1 (k < fresh.spots: the group is not direct)
-      return;
-    }
-    // Only a page of exactly this class serves the group: its lanes ask for different sizes of
-    // the class, and only the class' chunk size fits each of them (a page an entry names may have
-    // been reset and reopened for another size meanwhile).
-    if (!has_room(now, cls, fresh.spots)) { return; }
+    // The reservation first, as tryUsePage does (§6.1 lines 2-6): one fetch_add, no load of the
+    // state before it — the entry's page has room for the group in most tries (2^20 threads x
+    // 16-256 B: 437 000 of 472 000), and a load first was one more memory latency on every
+    // request's path. What the page had no room for goes back (give_back): a transient +k, which
+    // every reader of a state already allows for.
     // acquire: frees that made the room happen before the bit claims (tryUsePage 2-6).
+    std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
+    if (chunk_of(old) == 0) {
+      // Not a page of any class: installed but not opened yet (taken in the map; its owner opens
+      // it right after the CAS), or reset by the last free. The +k goes back (a failed
+      // reservation wrote nothing: relaxed); an installed page is re-read a bounded number of
+      // times, and a reset page the entry still names is claimed back in place and opened for
+      // this class (no new entry, no CAS race).
+      give_back(page, cls, fresh.spots, k, detail::memory_order_relaxed);
+      std::uint64_t now = state.load(detail::memory_order_relaxed);
+      for (std::uint32_t wait = 0; wait < open_wait_reads && chunk_of(now) == 0 && free_map_.taken(page); ++wait) {
+        DEVALLOC_PROBE(open_wait);
+        detail::pause_briefly();
+        now = state.load(detail::memory_order_relaxed);
+      }
+      if (chunk_of(now) == 0 && !free_map_.taken(page) && claim_span(page, fresh.span)) {
+        open_page(page, cls, fresh, k);
+        grant_page = seen;
+        grant = k;  // reservations 0 .. k-1 (k < fresh.spots: the group is not direct)
+        return;
+      }
+      // Only a page of exactly this class serves the group: its lanes ask for different sizes of
+      // the class, and only the class' chunk size fits each of them.
+      if (!has_room(now, cls, fresh.spots)) { return; }
+      old = state.fetch_add(k, detail::memory_order_acquire);
+    }
     DEVALLOC_PROBE(reserve);
-    const std::uint64_t old = state.fetch_add(k, detail::memory_order_acquire);
     account_increment(page, old, cls, fresh.spots, k);
     std::uint32_t got = 0;
     if (has_room(old, cls, fresh.spots)) {
