@@ -180,8 +180,10 @@ struct bitfield_page {
       if (got.spot < layout.spots) { return base + static_cast<std::size_t>(got.spot) * chunk; }
     } else {
       // Start at the segment our reservation index points to (concurrent reservers spread over
-      // segments), skip segments marked full on the first round, try every segment on later rounds
-      // (a mark may be momentarily stale). A held reservation guarantees a clear bit at every
+      // segments): claimed in without reading the marks first (reservations are handed out in
+      // index order, so that segment has room in most tries, and a load of the marks before the
+      // claim was one more memory latency on each request's path); then skip segments marked full
+      // on the first round, try every segment on later rounds (a mark may be momentarily stale). A held reservation guarantees a clear bit at every
       // moment, but a sequential scan can still miss it (a bit freed behind us while the last one
       // ahead is taken), so the scan goes round again: each missed round means other workers
       // claimed and freed bits meanwhile (lock-free). The bound is only reachable when a misuse
@@ -190,7 +192,7 @@ struct bitfield_page {
       std::uint32_t s = mod_small(index / 32u, segments);
       for (std::uint32_t attempt = 0; attempt < max_scan_rounds * segments;
            ++attempt, s = s + 1u == segments ? 0u : s + 1u) {
-        if (attempt < segments && ((detail::atomic_load_relaxed(bits) >> s) & 1u) != 0) {
+        if (attempt != 0 && attempt < segments && ((detail::atomic_load_relaxed(bits) >> s) & 1u) != 0) {
           DEVALLOC_PROBE(segment_skip);
           continue;
         }
