@@ -182,12 +182,13 @@ struct bitfield_page {
       // Start at the segment our reservation index points to (concurrent reservers spread over
       // segments): claimed in without reading the marks first (reservations are handed out in
       // index order, so that segment has room in most tries, and a load of the marks before the
-      // claim was one more memory latency on each request's path); then skip segments marked full
-      // on the first round, try every segment on later rounds (a mark may be momentarily stale). A held reservation guarantees a clear bit at every
-      // moment, but a sequential scan can still miss it (a bit freed behind us while the last one
-      // ahead is taken), so the scan goes round again: each missed round means other workers
-      // claimed and freed bits meanwhile (lock-free). The bound is only reachable when a misuse
-      // (double free) broke the invariants.
+      // claim was one more memory latency on each request's path); then skip segments marked
+      // full on the first round, try every segment on later rounds (a mark may be momentarily
+      // stale). A held reservation guarantees a clear bit at every moment, but a sequential scan
+      // can still miss it (a bit freed behind us while the last one ahead is taken), so the scan
+      // goes round again: each missed round means other workers claimed and freed bits
+      // meanwhile (lock-free). The bound is only reachable when a misuse (double free) broke the
+      // invariants.
       const std::uint32_t segments = layout.segments();
       std::uint32_t s = mod_small(index / 32u, segments);
       for (std::uint32_t attempt = 0; attempt < max_scan_rounds * segments;
