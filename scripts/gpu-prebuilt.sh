@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # SPDX-FileCopyrightText: 2026 the devalloc authors
 # scripts/gpu-prebuilt.sh — a GPU run of binaries built on another machine (for sm_90 here) and
-# carried as one archive: the recorded run of a commit under results/gpu/ (docs/development.md).
+# carried as one archive: the recorded run of a commit under results/gpu/ (docs/ARCHITECTURE.md).
 #
 #   DEVALLOC_COMMIT=<hash> bash scripts/gpu-prebuilt.sh tests ARCHIVE
 #     ARCHIVE: tar.xz of the stripped gtest binaries devalloc_{scatter_tests,circular,lists,fdg,
