@@ -40,7 +40,7 @@ enum event : unsigned {
   follow_slot,      ///< Scatter: a lane that lost its slot's install CAS tried the slot's new page, its own in hand
   whole_page,       ///< Scatter: a request of more than half a page looked through the whole free-page map
   whole_span,       ///< Scatter: a request of a span class looked through the whole free-page map for a group
-  open_full,        ///< Scatter: a page opened full for the lanes that took it (no bit claims)
+  open_full,        ///< Scatter: a page of one chunk opened full for its request (no bit claim)
   count             ///< number of events
 };
 

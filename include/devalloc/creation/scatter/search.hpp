@@ -265,8 +265,11 @@ class search : public multi_page<Config> {
   /// samples crossed the thresholds, made that word's L2 slice a queue for everything else it holds
   /// (H100 probe, 2^20 threads, results/gpu/2026-11-27_mark_H100: sampled so, 4 KiB went 3.9 ->
   /// 8.6 G allocs/s, 1 KiB 7.8 -> 10.3 G, 16-4096 B 1.53 -> 1.63-1.72 G, the tight heaps' cells
-  /// alike; with the flag never updated, an experiment, 16-4096 B 1.90 G). The words are hashed
-  /// starts of claims, so one in 16 still samples the map's fill.
+  /// alike; with the flag never updated, an experiment, 16-4096 B 1.90 G). The sample is biased:
+  /// claims fill map words one after another, so the word a claim took reads fuller than the map,
+  /// and the flag is set at times in roomy heaps (with it never set, 16-4096 B at 2^20 ran 8-12 %
+  /// faster and the tight 16-256 B fill 13 % slower; other signals tried lost elsewhere:
+  /// results/gpu/2026-11-27_dense_H100).
   static constexpr std::uint32_t dense_sample_words = 16;
 
   // ---------------------------------------------------------------------------------------------
@@ -391,7 +394,7 @@ class search : public multi_page<Config> {
   /// alone (one reservation), and its first spot.
   DEVALLOC_DEVICE void* open_for_one(std::uint32_t page, std::uint32_t cls, const page_layout& fresh) const noexcept
   {
-    if (opens_full(fresh, 1u)) {
+    if (one_chunk_page(fresh)) {
       open_page_full(page, cls, fresh);
       region_add(page, 1u);
       return page_data(page);
@@ -1010,24 +1013,23 @@ class search : public multi_page<Config> {
   ///   to every reserver (acquire).
   /// The previous owner's writes happen before ours through the free-page map (its release, our
   /// claim's acquire).
-  /// Whether `granted` reservations fill a page of `layout` at its open and its chunks can be
-  /// handed out without bit claims (open_page_full): a flat page (its bitfield is the page's one
-  /// word), not a span, opened for as many lanes as it has chunks. Asked by open_for_one (one
-  /// lane: pages of one chunk); directory rounds claim bits per lane (see directory_round).
-  DEVALLOC_HOST_DEVICE static constexpr bool opens_full(const page_layout& layout, std::uint32_t granted) noexcept
+  /// Whether a page of `layout` holds one chunk, in one flat page (not a span): opened for one
+  /// request it is full at once, and open_page_full hands its chunk out without a bit claim
+  /// (open_for_one). Directory rounds claim a bit per lane even where a share fills its page:
+  /// opening those pages full cost the benchmark's own 256 B and mixed cells 3 % (directory_round).
+  DEVALLOC_HOST_DEVICE static constexpr bool one_chunk_page(const page_layout& layout) noexcept
   {
-    return !layout.hierarchical && !layout.spans() && granted == layout.spots;
+    return !layout.hierarchical && !layout.spans() && layout.spots == 1u;
   }
 
-  /// Opens page `page`, taken from the free-page map by the caller, with chunk size `cls` full:
-  /// its `layout.spots` reservations and bits all the caller's (opens_full), whose lanes then take
-  /// chunks 0 .. spots - 1 by index: one reservation and one bitfield write for the page instead of
-  /// a bit claim (an atomic round trip) per chunk. Both are relaxed and need no answer: nobody
-  /// else can reserve on a full page or write its bitfield before one of these chunks is freed,
-  /// and whoever frees one got its pointer after this (through the caller's warp barrier), so the
-  /// free's fetch_and reads the bits written here. The state first, then the bits: C4 (bits clear
-  /// while the chunk size is 0) holds throughout. The caller adds the page to its region counter
-  /// (region_add) once its lanes have their chunks.
+  /// Opens page `page`, taken from the free-page map by the caller, with chunk size `cls` full
+  /// (a one_chunk_page layout): its one reservation and its bit the caller's, whose chunk 0 it
+  /// then takes: one reservation and one bitfield write, no bit claim (an atomic round trip). Both
+  /// are relaxed and need no answer: nobody else can reserve on a full page or write its bitfield
+  /// before its chunk is freed, and whoever frees it got its pointer from the caller, after this,
+  /// so the free's fetch_and reads the bit written here. The state first, then the bit: C4 (bits
+  /// clear while the chunk size is 0) holds throughout. The caller adds the page to its region
+  /// counter (region_add).
   DEVALLOC_DEVICE void open_page_full(std::uint32_t page, std::uint32_t cls, const page_layout& layout) const noexcept
   {
     DEVALLOC_PROBE(open_won);
