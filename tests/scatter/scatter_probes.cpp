@@ -188,13 +188,15 @@ TEST(ScatterSearch, AWarpOnAFullHeapIsServedFromTheDirectoryWithoutAWalk)
 /// What requests of more than half a page did on a heap of one-chunk pages: full, then with
 /// one page freed far from where the directory rounds look.
 struct large_on_full_heap {
-  std::uintptr_t full = 1;            ///< a 3000-byte request on the full heap (0: nullptr)
-  unsigned long long full_walks = 0;  ///< probe::walk during it
-  unsigned long long full_tries = 0;  ///< probe::page_try during it
-  unsigned long long whole = 0;       ///< probe::whole_page during it
-  std::uint32_t page = ~0u;           ///< page a 3000-byte request got after one page was freed
-  std::uint32_t free_page = 0;        ///< the page freed
-  unsigned long long walks = 0;       ///< probe::walk during that request
+  std::uintptr_t full = 1;                       ///< a 3000-byte request on the full heap (0: nullptr)
+  unsigned long long full_walks = 0;             ///< probe::walk during it
+  unsigned long long full_tries = 0;             ///< probe::page_try during it
+  unsigned long long whole = 0;                  ///< probe::whole_page during it
+  std::uint32_t page = ~0u;                      ///< page a 3000-byte request got after one page was freed
+  std::uint32_t free_page = 0;                   ///< the page freed
+  unsigned long long walks = 0;                  ///< probe::walk during that request
+  std::uint32_t chunk = 0, count = 0, bits = 0;  ///< the page's state and bitfield after it
+  std::uint32_t chunk_freed = ~0u;               ///< the page's chunk size after its chunk was freed again
 };
 
 large_on_full_heap one_chunk_pages_then_large_request()
@@ -218,8 +220,19 @@ large_on_full_heap one_chunk_pages_then_large_request()
   probe_testing::clear();
   const std::uintptr_t got = single_alloc(allocator, 3000);
   r.walks = seen(probe::walk);
-  if (got != 0) { r.page = c.page_of(reinterpret_cast<void*>(got)); }
+  if (got != 0) {
+    r.page = c.page_of(reinterpret_cast<void*>(got));
+    const auto view = c.page_host(r.page);
+    r.chunk = view.chunk;
+    r.count = view.count;
+    r.bits = view.bits;
+  }
   EXPECT_EQ(c.check_invariants_host(), "");
+  if (got != 0) {
+    single_dealloc(allocator, got);
+    r.chunk_freed = c.page_host(r.page).chunk;
+    EXPECT_EQ(c.check_invariants_host(), "");
+  }
   return r;
 }
 
@@ -235,6 +248,11 @@ TEST(ScatterSearch, ARequestOfMoreThanHalfAPageLooksOnlyAtTheFreePageMap)
   EXPECT_EQ(r.full_tries, 0u) << "no page state read";
   EXPECT_EQ(r.page, r.free_page) << "the one free page, wherever it is, must serve the next request";
   EXPECT_EQ(r.walks, 0u);
+  // The page holds its one chunk: one reservation, its one bit set; its free resets it.
+  EXPECT_EQ(r.chunk, 4096u) << "the 3000-byte request's class holds one chunk a page";
+  EXPECT_EQ(r.count, 1u);
+  EXPECT_EQ(r.bits, 1u) << "the chunk's bit is set at the open";
+  EXPECT_EQ(r.chunk_freed, 0u) << "freeing the one chunk resets the page";
 }
 
 }  // namespace

@@ -1047,8 +1047,8 @@ TEST(ScatterProtocol, AWarpFreesItsChunksTogetherAndDuplicatesInOneCallAreDouble
 TEST(ScatterProtocol, WholeWarpsOfAFlatClassFillTheirPagesAndTheChunksComeBack)
 {
   // Lanes of one flat class (chunks above 123 B: one bitfield word a page) that take a share of a
-  // page's whole chunk count fill that page by their bit claims (a page of one chunk opens full:
-  // open_page_full). Such pages must be exactly full (bits all set, count the chunk count; a GPU
+  // page's whole chunk count fill that page by their bit claims (only a lone request opens a
+  // page of one chunk full, open_for_one). Such pages must be exactly full (bits all set, count the chunk count; a GPU
   // warp of one size arrives whole, the CPU emulator's warps do at random); chunks are disjoint; a
   // freed half comes back to later requests without overlapping the live half; a second free of
   // each is a double free; everything is reusable.
