@@ -21,7 +21,9 @@
 // fresh heaps); PROBE_HEAP=<bytes> sets tput/mix's heap (devalloc-bench's fill cells); PROBE_SMEM=<bytes>
 // gives their alloc kernel dynamic shared memory (fewer resident blocks, same code); PROBE_SLOW=<k> prints
 // the k slowest allocations of their last repetition (with event counts in DIAG_PROBE builds); PROBE_DEFAULT_ONLY,
-// PROBE_SIMD_ONLY and PROBE_PAGES (the default and 8, 16, 32 KiB pages) pick the configurations.
+// PROBE_SIMD_ONLY and PROBE_PAGES (the default and 8, 16, 32 KiB pages) pick the configurations;
+// PROBE_SIZE_GROUP=<g> has g threads in a row share one size in tput / mix (32: sizes mixed across
+// warps only, not within one).
 // Built with -DPROBE_MINIMAL=1 it holds only the default and XMallocSIMD (a small binary for A/B
 // builds of the library with nvcc by hand).
 //
@@ -40,6 +42,9 @@
 #ifndef PROBE_MINIMAL
 #define PROBE_MINIMAL 0
 #endif
+#ifndef DIAG_TRACE
+#define DIAG_TRACE 0
+#endif
 
 __device__ void diag_probe(unsigned event);
 #define DEVALLOC_PROBE(e) diag_probe(::devalloc::detail::probe::e)
@@ -56,11 +61,26 @@ constexpr unsigned n_events = devalloc::detail::probe::count;
 
 // Per thread x event counters of the current launch (DIAG_PROBE builds); null: not counting.
 __device__ u64* g_counts = nullptr;
+// Per thread, a timeline of the current launch (DIAG_TRACE builds; null: not tracing): entry 0
+// counts the entries that follow, each `event << 56 | clock64`. Events n_events and n_events + 1
+// are the start and the end of the thread's alloc().
+constexpr unsigned trace_len = 64;
+__device__ u64* g_trace = nullptr;
 
 }  // namespace
 
 __device__ void diag_probe(unsigned event)
 {
+#if DIAG_TRACE
+  if (g_trace != nullptr) {
+    u64* tr = g_trace + (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * trace_len;
+    const u64 used = tr[0];
+    if (used + 1 < trace_len) {
+      tr[used + 1] = static_cast<u64>(event) << 56 | (static_cast<u64>(clock64()) & ((u64{1} << 56) - 1));
+      tr[0] = used + 1;
+    }
+  }
+#endif
 #if DIAG_PROBE
   if (g_counts != nullptr) {
     const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -319,15 +339,18 @@ void run(const char* name, const Params& p, double cycles_per_us)
 
 template <class H>
 __global__ void alloc_kernel(H heap, unsigned n, unsigned size, unsigned hi, void** out, unsigned* failed,
-                             unsigned every, u64* spent)
+                             unsigned every, u64* spent, unsigned size_group)
 {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) { return; }
   out[i] = nullptr;
   if (i % every != 0) { return; }
-  const unsigned s = hi > size ? static_cast<unsigned>(uniform_size(hash3(i, 7, 0x5EED), size, hi)) : size;
+  const unsigned key = i / size_group * size_group;  // size_group threads in a row share a size
+  const unsigned s = hi > size ? static_cast<unsigned>(uniform_size(hash3(key, 7, 0x5EED), size, hi)) : size;
   const auto t0 = cycles_now();
+  if (DIAG_TRACE) { diag_probe(n_events); }
   void* p = heap.alloc(s);
+  if (DIAG_TRACE) { diag_probe(n_events + 1); }
   if (spent != nullptr) { spent[i] = cycles_now() - t0; }
   if (p == nullptr) {
     atomicAdd(failed, 1u);
@@ -344,6 +367,48 @@ __global__ void free_kernel(H heap, unsigned n, void** in, unsigned* bad)
   if (i >= n || in[i] == nullptr) { return; }
   if (*static_cast<unsigned*>(in[i]) != i) { atomicAdd(bad, 1u); }
   heap.dealloc(in[i]);
+}
+
+// DIAG_TRACE: prints the timelines of `warps` warps (the slowest lane's warp first): per lane its
+// size and its events, in microseconds from the warp's first start ("+" marks the start, "." the
+// end of alloc()).
+void print_trace(const std::vector<u64>& tr, unsigned n, unsigned warps, unsigned lo, unsigned hi, unsigned size_group)
+{
+  int khz = 0;
+  TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  const double per_us = khz / 1e3;
+  constexpr u64 clock_mask = (u64{1} << 56) - 1;
+  auto at = [&](unsigned t, unsigned k) { return tr[static_cast<std::size_t>(t) * trace_len + k]; };
+  auto span_of = [&](unsigned t) {
+    const u64 used = at(t, 0);
+    return used < 2 ? u64{0} : (at(t, used) & clock_mask) - (at(t, 1) & clock_mask);
+  };
+  unsigned slowest = 0;
+  for (unsigned t = 0; t < n; ++t) {
+    if (span_of(t) > span_of(slowest)) { slowest = t; }
+  }
+  std::vector<unsigned> chosen = {slowest / 32};
+  for (unsigned w = 1; w < warps; ++w) { chosen.push_back(static_cast<unsigned>((u64{n} / 32) * w / warps)); }
+  for (const unsigned w : chosen) {
+    u64 base = ~u64{0};
+    for (unsigned l = 0; l < 32 && w * 32 + l < n; ++l) {
+      if (at(w * 32 + l, 0) != 0) { base = std::min(base, at(w * 32 + l, 1) & clock_mask); }
+    }
+    std::printf("\n   trace warp %u:", w);
+    for (unsigned l = 0; l < 32 && w * 32 + l < n; ++l) {
+      const unsigned t = w * 32 + l;
+      const unsigned key = t / size_group * size_group;
+      const unsigned sz = hi > lo ? static_cast<unsigned>(uniform_size(hash3(key, 7, 0x5EED), lo, hi)) : lo;
+      std::printf("\n    lane %2u %4u B:", l, sz);
+      for (u64 k = 1; k <= at(t, 0); ++k) {
+        const unsigned e = static_cast<unsigned>(at(t, k) >> 56);
+        const double us = static_cast<double>((at(t, k) & clock_mask) - base) / per_us;
+        const char* nm = e == n_events ? "+" : e == n_events + 1 ? "." : devalloc::detail::probe::name(e);
+        std::printf(" %s@%.2f", nm, us);
+      }
+    }
+  }
+  std::printf("\n");
 }
 
 // One allocation per thread, written, verified and freed (devalloc-bench throughput's cell).
@@ -378,6 +443,15 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
     // PROBE_SMEM=<bytes>: dynamic shared memory per block of the alloc kernel, which bounds the
     // blocks resident per multiprocessor (occupancy) without changing the code.
     const unsigned smem = std::getenv("PROBE_SMEM") != nullptr ? std::atoi(std::getenv("PROBE_SMEM")) : 0u;
+    // PROBE_SIZE_GROUP=<g>: g threads in a row draw one size (32: one size per warp, sizes still
+    // mixed across warps), which tells the cost of mixing within a warp from that across warps.
+    const unsigned size_group =
+      std::getenv("PROBE_SIZE_GROUP") != nullptr ? std::max(1, std::atoi(std::getenv("PROBE_SIZE_GROUP"))) : 1u;
+    // PROBE_TRACE=<w> (DIAG_TRACE builds): the timeline of every lane of w warps in the last
+    // repetition (the slowest lane's warp first, then warps spread over the launch).
+    const unsigned trace_warps =
+      DIAG_TRACE && std::getenv("PROBE_TRACE") != nullptr ? std::atoi(std::getenv("PROBE_TRACE")) : 0u;
+    devalloc::buffer<u64> trace(trace_warps != 0 ? static_cast<std::size_t>(n) * trace_len : 1);
     if (smem > 48u * 1024u) {
       TRY(cudaFuncSetAttribute(alloc_kernel<typename H::handle_type>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(smem)));
@@ -390,10 +464,15 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
         TRY(cudaMemcpyToSymbol(g_counts, &ptr, sizeof(ptr)));
       }
       TRY(cudaMemset(flags.data(), 0, 2 * sizeof(unsigned)));
+      if (trace_warps != 0 && r == 5) {
+        TRY(cudaMemset(trace.data(), 0, sizeof(u64) * trace.size()));
+        u64* ptr = trace.data();
+        TRY(cudaMemcpyToSymbol(g_trace, &ptr, sizeof(ptr)));
+      }
       TRY(cudaEventRecord(e0));
       TRY(cudaMemset(spent.data(), 0, sizeof(u64) * spent.size()));
       alloc_kernel<<<(n + 255) / 256, 256, smem>>>(heap.handle(), n, size, hi, ptrs.data(), flags.data(), every,
-                                                   slow_lanes != 0 ? spent.data() : nullptr);
+                                                   slow_lanes != 0 ? spent.data() : nullptr, size_group);
       TRY(cudaGetLastError());
       TRY(cudaEventRecord(e1));
       free_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, ptrs.data(), flags.data() + 1);
@@ -427,6 +506,11 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
         TRY(cudaMemcpyToSymbol(g_counts, &none, sizeof(none)));
       }
     }
+    if (trace_warps != 0) {
+      u64* none = nullptr;
+      TRY(cudaMemcpyToSymbol(g_trace, &none, sizeof(none)));
+      print_trace(trace.to_host(), n, trace_warps, hi > size ? size : 0u, hi, size_group);
+    }
     if (slow_lanes != 0) {
       int khz = 0;
       TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
@@ -442,7 +526,8 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
                   pct(0.999), pct(1.0));
       for (unsigned k = 0; k < slow_lanes && k < m; ++k) {
         const unsigned i = order[k];
-        const unsigned sz = hi > size ? static_cast<unsigned>(uniform_size(hash3(i, 7, 0x5EED), size, hi)) : size;
+        const unsigned key = i / size_group * size_group;
+        const unsigned sz = hi > size ? static_cast<unsigned>(uniform_size(hash3(key, 7, 0x5EED), size, hi)) : size;
         std::printf("\n   slow %7.1f us thread %u size %u:", c[i] / per_us, i, sz);
         for (unsigned e = 0; e < n_events && !last_events.empty(); ++e) {
           const u64 v = last_events[static_cast<std::size_t>(i) * n_events + e];
