@@ -551,19 +551,37 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
 }
 
 template <class H>
-__global__ void census_kernel(H heap, unsigned n, unsigned lo, unsigned hi, void** out, unsigned* failed)
+__global__ void census_kernel(H heap, unsigned n, unsigned lo, unsigned hi, unsigned round, unsigned write,
+                              unsigned suite_sizes, void** out, unsigned* failed)
 {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) { return; }
   for (unsigned k = 0; k < 4; ++k) {
-    const auto size = static_cast<unsigned>(uniform_size(hash3(i, k, 0x5EED), lo, hi));
+    auto drawn = static_cast<unsigned>(uniform_size(hash3(i, k, 0x5EED), lo, hi));
+    if (suite_sizes != 0u) {  // the scatter suite's mixed_size(hi): 1 + pattern_seed(i, k + 7) % hi
+      std::uint64_t x = (static_cast<std::uint64_t>(i) << 24) ^ (k + 7u) ^ 0x9E3779B97F4A7C15ull;
+      x ^= x >> 31;
+      x *= 0xBF58476D1CE4E5B9ull;
+      x ^= x >> 29;
+      drawn = 1u + (static_cast<std::uint32_t>(x) | 1u) % hi;
+    }
+    const unsigned size = (drawn + round - 1u) / round * round;
     void* p = heap.alloc(size);
     if (p == nullptr) { atomicAdd(failed, 1u); }
     out[4 * i + k] = p;
+    // write != 0: the request's bytes written one by one before the next request (as the suite's
+    // write_pattern), so the lanes of a warp come back to alloc() at different times.
+    if (write != 0u && p != nullptr) {
+      for (unsigned b = 0; b < drawn; ++b) { static_cast<unsigned char*>(p)[b] = static_cast<unsigned char>(i + b); }
+    }
   }
 }
 
-// The scatter suite's census load (ManySizesShareThePagesOfTheirClass): 64 MiB, n x 4 of lo..hi B.
+// The scatter suite's census load (ManySizesShareThePagesOfTheirClass): 64 MiB, n x 4 of lo..hi B;
+// PROBE_ROUND=<r> rounds each size up to a multiple of r, as alignment::Shrink<r> pads it, and
+// PROBE_WRITE=1 writes each allocation byte by byte before the next, PROBE_SUITE_SIZES=1 draws the
+// sizes as the scatter suite's mixed_size does (with all three, the load of the suite's
+// PointersKeepTheirAlignment).
 template <class Config>
 void census(const char* name, unsigned n, unsigned lo, unsigned hi)
 {
@@ -571,10 +589,33 @@ void census(const char* name, unsigned n, unsigned lo, unsigned hi)
   H heap(std::size_t{64} << 20);
   devalloc::buffer<void*> ptrs(4 * static_cast<std::size_t>(n));
   devalloc::buffer<unsigned> failed(1);
-  census_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, lo, hi, ptrs.data(), failed.data());
+  const unsigned round = std::getenv("PROBE_ROUND") != nullptr ? std::max(1, std::atoi(std::getenv("PROBE_ROUND"))) : 1;
+  const unsigned write = std::getenv("PROBE_WRITE") != nullptr ? 1u : 0u;
+  const unsigned suite_sizes = std::getenv("PROBE_SUITE_SIZES") != nullptr ? 1u : 0u;
+  devalloc::buffer<u64> counts(DIAG_PROBE ? static_cast<std::size_t>(n) * n_events : 1);
+  if (DIAG_PROBE) {
+    TRY(cudaMemset(counts.data(), 0, sizeof(u64) * counts.size()));
+    u64* ptr = counts.data();
+    TRY(cudaMemcpyToSymbol(g_counts, &ptr, sizeof(ptr)));
+  }
+  census_kernel<<<(n + 255) / 256, 256>>>(heap.handle(), n, lo, hi, round, write, suite_sizes, ptrs.data(),
+                                          failed.data());
   TRY(cudaGetLastError());
   TRY(cudaDeviceSynchronize());
-  std::printf("%-9s census 64 MiB, %u x 4 of %u..%u B: %u null\n", name, n, lo, hi, failed.to_host()[0]);
+  std::printf("%-9s census 64 MiB, %u x 4 of %u..%u B rounded to %u: %u null\n", name, n, lo, hi, round,
+              failed.to_host()[0]);
+  if (DIAG_PROBE) {
+    u64* none = nullptr;
+    TRY(cudaMemcpyToSymbol(g_counts, &none, sizeof(none)));
+    const std::vector<u64> ev = counts.to_host();
+    std::printf("          events:");
+    for (unsigned e = 0; e < n_events; ++e) {
+      u64 total = 0;
+      for (std::size_t t = 0; t < n; ++t) { total += ev[t * n_events + e]; }
+      if (total != 0) { std::printf(" %s %llu", devalloc::detail::probe::name(e), total); }
+    }
+    std::printf("\n");
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
