@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -567,7 +568,10 @@ __global__ void census_kernel(H heap, unsigned n, unsigned lo, unsigned hi, unsi
     }
     const unsigned size = (drawn + round - 1u) / round * round;
     void* p = heap.alloc(size);
-    if (p == nullptr) { atomicAdd(failed, 1u); }
+    if (p == nullptr) {
+      atomicAdd(failed, 1u);
+      atomicAdd(failed + 1u + (size - 1u) / 256u % 16u, 1u);  // by size in 256-byte steps
+    }
     out[4 * i + k] = p;
     // write != 0: the request's bytes written one by one before the next request (as the suite's
     // write_pattern), so the lanes of a warp come back to alloc() at different times.
@@ -588,7 +592,8 @@ void census(const char* name, unsigned n, unsigned lo, unsigned hi)
   using H = typename heap_for<Config>::type;
   H heap(std::size_t{64} << 20);
   devalloc::buffer<void*> ptrs(4 * static_cast<std::size_t>(n));
-  devalloc::buffer<unsigned> failed(1);
+  devalloc::buffer<unsigned> failed(17);
+  TRY(cudaMemset(failed.data(), 0, 17 * sizeof(unsigned)));
   const unsigned round = std::getenv("PROBE_ROUND") != nullptr ? std::max(1, std::atoi(std::getenv("PROBE_ROUND"))) : 1;
   const unsigned write = std::getenv("PROBE_WRITE") != nullptr ? 1u : 0u;
   const unsigned suite_sizes = std::getenv("PROBE_SUITE_SIZES") != nullptr ? 1u : 0u;
@@ -602,8 +607,33 @@ void census(const char* name, unsigned n, unsigned lo, unsigned hi)
                                           failed.data());
   TRY(cudaGetLastError());
   TRY(cudaDeviceSynchronize());
-  std::printf("%-9s census 64 MiB, %u x 4 of %u..%u B rounded to %u: %u null\n", name, n, lo, hi, round,
-              failed.to_host()[0]);
+  const std::vector<unsigned> nulls = failed.to_host();
+  std::printf("%-9s census 64 MiB, %u x 4 of %u..%u B rounded to %u: %u null\n", name, n, lo, hi, round, nulls[0]);
+  if (nulls[0] != 0) {
+    std::printf("          null by size:");
+    for (unsigned b = 0; b < 16; ++b) {
+      if (nulls[1 + b] != 0) { std::printf(" %u-%u B: %u", b * 256 + 1, b * 256 + 256, nulls[1 + b]); }
+    }
+    std::printf("\n");
+  }
+  // PROBE_PAGES_BY_CHUNK=1: the pages the load left, by chunk size: pages and free chunks in them.
+  if (std::getenv("PROBE_PAGES_BY_CHUNK") != nullptr) {
+    using S = typename H::creation_policy;
+    std::map<std::uint32_t, std::pair<unsigned, unsigned>> by_chunk;
+    unsigned free_pages = 0;
+    for (const auto& v : heap.handle().creation().pages_host()) {
+      if (v.chunk == 0) {
+        ++free_pages;
+      } else if (v.chunk <= S::pagesize) {
+        auto& e = by_chunk[v.chunk];
+        ++e.first;
+        e.second += S::layout_of(v.chunk).spots - v.count;
+      }
+    }
+    std::printf("          pages: %u free;", free_pages);
+    for (const auto& [chunk, e] : by_chunk) { std::printf(" %u B: %u (%u free chunks)", chunk, e.first, e.second); }
+    std::printf("\n");
+  }
   if (DIAG_PROBE) {
     u64* none = nullptr;
     TRY(cudaMemcpyToSymbol(g_counts, &none, sizeof(none)));
