@@ -52,6 +52,7 @@ __device__ void diag_probe(unsigned event);
 
 #include <devalloc/devalloc.hpp>
 
+#include "../../tests/support/patterns.hpp"
 #include "common.hpp"
 #include "kernels.hpp"
 
@@ -338,6 +339,14 @@ void run(const char* name, const Params& p, double cycles_per_us)
   std::fflush(stdout);
 }
 
+/// The size thread i asks for in tput / mix: `lo` alone, or uniform in lo..hi with `size_group`
+/// threads in a row sharing one draw (PROBE_SIZE_GROUP).
+DEVALLOC_HOST_DEVICE inline unsigned mix_size(unsigned i, unsigned lo, unsigned hi, unsigned size_group)
+{
+  if (hi <= lo) { return lo; }
+  return static_cast<unsigned>(uniform_size(hash3(i / size_group * size_group, 7, 0x5EED), lo, hi));
+}
+
 template <class H>
 __global__ void alloc_kernel(H heap, unsigned n, unsigned size, unsigned hi, void** out, unsigned* failed,
                              unsigned every, u64* spent, unsigned size_group)
@@ -346,8 +355,7 @@ __global__ void alloc_kernel(H heap, unsigned n, unsigned size, unsigned hi, voi
   if (i >= n) { return; }
   out[i] = nullptr;
   if (i % every != 0) { return; }
-  const unsigned key = i / size_group * size_group;  // size_group threads in a row share a size
-  const unsigned s = hi > size ? static_cast<unsigned>(uniform_size(hash3(key, 7, 0x5EED), size, hi)) : size;
+  const unsigned s = mix_size(i, size, hi, size_group);
   const auto t0 = cycles_now();
   if (DIAG_TRACE) { diag_probe(n_events); }
   void* p = heap.alloc(s);
@@ -398,8 +406,7 @@ void print_trace(const std::vector<u64>& tr, unsigned n, unsigned warps, unsigne
     std::printf("\n   trace warp %u:", w);
     for (unsigned l = 0; l < 32 && w * 32 + l < n; ++l) {
       const unsigned t = w * 32 + l;
-      const unsigned key = t / size_group * size_group;
-      const unsigned sz = hi > lo ? static_cast<unsigned>(uniform_size(hash3(key, 7, 0x5EED), lo, hi)) : lo;
+      const unsigned sz = mix_size(t, lo, hi, size_group);
       std::printf("\n    lane %2u %4u B:", l, sz);
       for (u64 k = 1; k <= at(t, 0); ++k) {
         const unsigned e = static_cast<unsigned>(at(t, k) >> 56);
@@ -510,7 +517,7 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
     if (trace_warps != 0) {
       u64* none = nullptr;
       TRY(cudaMemcpyToSymbol(g_trace, &none, sizeof(none)));
-      print_trace(trace.to_host(), n, trace_warps, hi > size ? size : 0u, hi, size_group);
+      print_trace(trace.to_host(), n, trace_warps, size, hi, size_group);
     }
     if (slow_lanes != 0) {
       int khz = 0;
@@ -527,8 +534,7 @@ void tput(const char* name, unsigned n, const std::vector<unsigned>& sizes, unsi
                   pct(0.999), pct(1.0));
       for (unsigned k = 0; k < slow_lanes && k < m; ++k) {
         const unsigned i = order[k];
-        const unsigned key = i / size_group * size_group;
-        const unsigned sz = hi > size ? static_cast<unsigned>(uniform_size(hash3(key, 7, 0x5EED), size, hi)) : size;
+        const unsigned sz = mix_size(i, size, hi, size_group);
         std::printf("\n   slow %7.1f us thread %u size %u:", c[i] / per_us, i, sz);
         for (unsigned e = 0; e < n_events && !last_events.empty(); ++e) {
           const u64 v = last_events[static_cast<std::size_t>(i) * n_events + e];
@@ -559,18 +565,12 @@ __global__ void census_kernel(H heap, unsigned n, unsigned lo, unsigned hi, unsi
   if (i >= n) { return; }
   for (unsigned k = 0; k < 4; ++k) {
     auto drawn = static_cast<unsigned>(uniform_size(hash3(i, k, 0x5EED), lo, hi));
-    if (suite_sizes != 0u) {  // the scatter suite's mixed_size(hi): 1 + pattern_seed(i, k + 7) % hi
-      std::uint64_t x = (static_cast<std::uint64_t>(i) << 24) ^ (k + 7u) ^ 0x9E3779B97F4A7C15ull;
-      x ^= x >> 31;
-      x *= 0xBF58476D1CE4E5B9ull;
-      x ^= x >> 29;
-      drawn = 1u + (static_cast<std::uint32_t>(x) | 1u) % hi;
-    }
+    if (suite_sizes != 0u) { drawn = static_cast<unsigned>(devalloc::testing::mixed_size{hi}(i, k)); }
     const unsigned size = (drawn + round - 1u) / round * round;
     void* p = heap.alloc(size);
     if (p == nullptr) {
       atomicAdd(failed, 1u);
-      atomicAdd(failed + 1u + (size - 1u) / 256u % 16u, 1u);  // by size in 256-byte steps
+      atomicAdd(failed + 1u + min((size - 1u) / 256u, 15u), 1u);  // by size in 256-byte steps, the last open
     }
     out[4 * i + k] = p;
     // write != 0: the request's bytes written one by one before the next request (as the suite's
@@ -612,7 +612,12 @@ void census(const char* name, unsigned n, unsigned lo, unsigned hi)
   if (nulls[0] != 0) {
     std::printf("          null by size:");
     for (unsigned b = 0; b < 16; ++b) {
-      if (nulls[1 + b] != 0) { std::printf(" %u-%u B: %u", b * 256 + 1, b * 256 + 256, nulls[1 + b]); }
+      if (nulls[1 + b] == 0) { continue; }
+      if (b < 15) {
+        std::printf(" %u-%u B: %u", b * 256 + 1, b * 256 + 256, nulls[1 + b]);
+      } else {
+        std::printf(" %u B and more: %u", b * 256 + 1, nulls[1 + b]);
+      }
     }
     std::printf("\n");
   }
