@@ -405,36 +405,50 @@ class search : public multi_page<Config> {
 
   enum class round_result { served, again, no_free_page };
 
-  /// One round of the directory path for the lanes of the warp that ask for class `cls` together
-  /// (any subset of a warp). The leader reads the slot and reserves for the whole group on the
-  /// page it names with one fetch_add (re-reading a few times a page that is installed but not
-  /// opened yet). The lanes left without a reservation (the page was full, gone, or had room for
-  /// some only) take new pages from the free-page map: one page per `chunks per page` of them,
-  /// each taken by the first lane of its share; the share of the last lane puts its page into the
-  /// slot by CAS if the page keeps room (install before open, so that a lost CAS costs a page
-  /// given back unused; when several pages are taken at once the last one is installed after it
-  /// is opened, and a lost CAS leaves it with the room that the walk and later frees find).
-  /// The only waits are __syncwarp for the lanes that act; nobody waits for a lane that may not
-  /// run.
+  /// One round of the directory path for the lanes of the warp that call it together (any subset
+  /// of a warp, `arrived`), in groups by class `cls`. Each group's leader reads its slot and
+  /// reserves for the whole group on the page it names with one fetch_add (re-reading a few times
+  /// a page that is installed but not opened yet). The lanes left without a reservation (the page
+  /// was full, gone, or had room for some only) take new pages from the free-page map: one page
+  /// per `chunks per page` of them (a share), opened by the share's first lane; the pages of every
+  /// group's shares are taken by one lane with one fetch_or where one map word has them. The share
+  /// of a group's last lane puts its page into the slot by CAS if the page keeps room (install
+  /// before open, so that a lost CAS costs a page given back unused; when several pages are taken
+  /// at once the last one is installed after it is opened, and a lost CAS leaves it with the room
+  /// that the walk and later frees find). Then every lane with a page claims its chunk's bit, all
+  /// groups in one call of take_spot. Waits: __syncwarp and the *_sync collectives of the lanes
+  /// that arrived together, which all reach them (no lane leaves the round before its end); no
+  /// lane waits for one that may not run.
   DEVALLOC_DEVICE round_result directory_round(std::uint32_t cls, const page_layout& fresh, std::uint32_t round,
                                                void*& out) const noexcept
   {
-    const std::uint32_t peers = detail::match_any(detail::active_mask(), cls);
+    // Every lane of the round, whatever its class: the groups go through the round's steps
+    // together (see "together" below).
+    const std::uint32_t arrived = detail::active_mask();
+    const std::uint32_t peers = detail::match_any(arrived, cls);
     const unsigned leader = detail::leader_lane(peers);
     const std::uint32_t rank = detail::rank_in(peers);
     const std::uint32_t k = detail::popcount(peers);
-    detail::device_atomic<std::uint32_t> entry(slot_for(cls, k));
+    // The lanes of the group that the slot's page serves: a group of k >= spots lanes fills
+    // k / spots pages by itself (whole shares: they take fresh pages at once, for the slot's page
+    // could serve only part of them and every such group would queue on it), and its other
+    // k % spots lanes go to the slot's page as a group of that many lanes would; a smaller group
+    // goes there whole. (Before, a group of k >= spots lanes took fresh pages for all of them and
+    // its last page, part-filled, was only offered to the slots, which in a tight heap named pages
+    // with room already: such pages kept their room outside the directory until a walk found it.
+    // 16384 x 4 requests of 1-1500 B padded to 256 B in 64 MiB, H100 probe, per class: 460-590
+    // such pages of 768 B chunks, and when a round's groups went together, more of them and
+    // 15-59 requests of 1281-1536 B without memory; docs/scatter.md, Search, item 6.)
+    const std::uint32_t want = k % fresh.spots;
+    detail::device_atomic<std::uint32_t> entry(slot_for(cls, want));
     std::uint32_t seen_entry = 0;
     std::uint32_t grant_page = 0;  // 1 + page of the grant (0: none)
     std::uint32_t grant = 0;       // first reservation index << 6 | reservations granted
-    bool moved = false;            // the slot changed meanwhile: the rest try again with its page
-    // A group that fills a page by itself (large chunks, or many lanes) takes fresh pages at once:
-    // the slot's page could serve only part of it, and every such group would queue on it.
-    const bool direct = k >= fresh.spots;
-    if (rank == 0 && !direct) {
+    bool moved = false;            // the slot changed meanwhile: the want lanes try again with its page
+    if (rank == 0 && want != 0) {
       seen_entry = entry.load(detail::memory_order_relaxed);
-      reserve_on_entry(seen_entry, cls, fresh, k, grant_page, grant);
-      if (grant == 0 && k < fine_group && (seen_entry == 0 || detail::atomic_load_relaxed(dense_map()) != 0u)) {
+      reserve_on_entry(seen_entry, cls, fresh, want, grant_page, grant);
+      if (grant == 0 && want < fine_group && (seen_entry == 0 || detail::atomic_load_relaxed(dense_map()) != 0u)) {
         // The slot's page served nobody (an empty slot; a full page while the map is dense): the
         // class page, if it names another page of the class with room; the slot then names that
         // page too. So a class opens a new page only when its class page is full as well: a
@@ -444,14 +458,14 @@ class search : public multi_page<Config> {
         detail::device_atomic<std::uint32_t> shared(class_page(cls));
         const std::uint32_t other = shared.load(detail::memory_order_relaxed);
         if (other != 0 && other != seen_entry) {
-          reserve_on_entry(other, cls, fresh, k, grant_page, grant);
+          reserve_on_entry(other, cls, fresh, want, grant_page, grant);
           if (grant != 0 && entry.compare_exchange_strong(seen_entry, other, detail::memory_order_relaxed,
                                                           detail::memory_order_relaxed)) {
             seen_entry = other;
           }
         }
       }
-      if (grant == 0 || (grant & 63u) < k) { moved = entry.load(detail::memory_order_relaxed) != seen_entry; }
+      if ((grant & 63u) < want) { moved = entry.load(detail::memory_order_relaxed) != seen_entry; }
     }
     // The leader's acquire happens before every member's bit claim.
     detail::sync_lanes(peers);
@@ -460,144 +474,172 @@ class search : public multi_page<Config> {
     seen_entry = detail::shuffle(peers, seen_entry, leader);
     moved = detail::shuffle(peers, moved ? 1u : 0u, leader) != 0u;
     const std::uint32_t got = grant & 63u;
-    if (rank < got) {
-      out = take_spot(grant_page - 1u, cls, fresh, (grant >> 6) + rank);
-      return out != nullptr ? round_result::served : round_result::again;
-    }
-    if (moved) { return round_result::again; }
-    // New pages for the lanes left: shares of `per` lanes, one page each. The first lane left
-    // takes the pages for all shares from the free-page map, as many of one word as it can with
-    // one fetch_or (neighbouring pages: their states and data are neighbours too), and hands
-    // them out by shuffle; each share's first lane opens its page.
-    const std::uint32_t rest = peers & ~detail::lowest_lanes(peers, got);
-    const std::uint32_t left = k - got;
-    const std::uint32_t my = rank - got;
-    const std::uint32_t per = fresh.spots < 32u ? fresh.spots : 32u;
-    const std::uint32_t share = my / per;
-    const std::uint32_t share_first = share * per;
-    const std::uint32_t share_lanes = left - share_first < per ? left - share_first : per;
-    const std::uint32_t shares = (left + per - 1u) / per;
-    const bool last_share = share_first + share_lanes == left;
-    const std::uint32_t members = detail::lanes_of(rest, share_first, share_lanes);
-    const unsigned taker = detail::leader_lane(rest);
-    const std::uint32_t start = map_start(cls, round);
+    // Together: from here on the lanes of every group of the round (`arrived`) take the same
+    // steps at once, those with a grant too, so that the groups' atomics are in flight together.
+    // Each group on a path of its own, a warp of mixed sizes (up to 20 groups) ran its groups'
+    // page claims and bit claims one after another (DIAG_TRACE timelines of 2^17 threads x
+    // 16-4096 B, H100: a warp's groups claimed pages at 15, 17, 24 and 34 us; with one size per
+    // warp the same cell ran 3x faster: docs/scatter.md, Search, "One path per warp").
+    const bool granted = rank < got;
     std::uint32_t page = detail::page_bitmap::none;
-    // A span class: each share's first lane takes an aligned group of pages (claim_group).
-    if (fresh.spans() && my == share_first) { page = free_map_.claim_group(start, fresh.span, claim_words); }
-    for (std::uint32_t have = 0; !fresh.spans() && have < shares;) {
-      detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
-      if (my == 0) {
-        taken = free_map_.claim_some(start, shares - have, claim_words);
-        if (taken.word != detail::page_bitmap::none && taken.word % dense_sample_words == 0) {
-          note_density(taken.used);
-        }
-      }
-      detail::sync_lanes(rest);
-      const std::uint32_t word = detail::shuffle(rest, taken.word, taker);
-      const std::uint64_t bits = detail::shuffle(rest, taken.bits, taker);
-      if (word == detail::page_bitmap::none) {
-        DEVALLOC_PROBE(map_empty);
-        break;
-      }
-      const std::uint32_t n = detail::popcount64(bits);
-      if (share >= have && share < have + n) { page = word * 64u + detail::nth_bit64(bits, share - have); }
-      have += n;
-    }
-    // Each share's lanes claim their chunks' bits (take_spot), a share of a flat page's whole
-    // chunk count too: opening such pages full (open_page_full, chunks taken by index) cost the
-    // benchmark's own 256 B and mixed 16-256 B cells 3 % (results/gpu/2026-11-27_09f76a4_H100/
-    // bench-ab, variant vB), although the probe's kernel gained 4 %; it stays for one-lane opens
-    // (open_for_one).
-    if (my == share_first && page != detail::page_bitmap::none) {
-      bool opened = false;
-      bool installed = false;
-      if (direct) {
-        // The last page keeps room: offer it to the slot (if the slot's page has none).
-        open_page(page, cls, fresh, share_lanes);
-        opened = true;
-        // Offered to the class slot that small groups use (whole-warp groups of this class, which
-        // use the warp slots, fill pages by themselves).
-        if (last_share && share_lanes < fresh.spots) {
-          offer_page(page, cls, fresh.spots);
-          offer(class_page(cls), page, cls, fresh.spots);
-        }
-      } else if (last_share && share_lanes < fresh.spots) {
-        // Keep the page's room for the slot's warps: install it (before opening when it is the
-        // only page of this round, so that a lost CAS just gives it back).
-        std::uint32_t expected = seen_entry;
-        if (share_first != 0) {
-          open_page(page, cls, fresh, share_lanes);  // the last share keeps room: never full
-          opened = true;
-        }
-        bool won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
-                                                 detail::memory_order_relaxed);
-        if (!won && !opened && ((share_lanes == 1u && fresh.spots < fine_group) || slot_shared(k))) {
-          // Lost the slot to another group's page. The share keeps its page in hand and follows
-          // the slot: share_lanes reservations on the page the slot names now (its own page then
-          // goes back unused; lanes beyond a partial grant come round again), or, when that page
-          // cannot serve the class, its own page installed in its place; at most follow_tries
-          // times. Done by a share of one lane in a class of fewer than fine_group chunks a page
-          // (XMallocSIMD's combined 2048-byte chunks: the losers that gave their page back and
-          // came round were served two a round), and by any share whose slot is shared by more
-          // multiprocessor quarters (or co-resident warps) than it has keys for: in small heaps,
-          // lost installs were most of the rounds and sent requests to the directory scan (2^17
-          // threads x 16-256 B at 80 % fill: 52 000 lost installs and 14 000 scans for 131 072
-          // requests). Elsewhere a loser gives its page back and comes round: following there
-          // cost 2^20 threads x 16-256 B in a 1 GiB heap 19 % (docs/scatter.md, Search, item 2).
-          // No page is kept half-empty outside a slot.
-          for (std::uint32_t t = 0; !won && t < follow_tries; ++t) {
-            DEVALLOC_PROBE(follow_slot);
-            std::uint32_t other_page = 0;
-            std::uint32_t other = 0;
-            reserve_on_entry(expected, cls, fresh, share_lanes, other_page, other);
-            if (other != 0) {
-              free_map_.release(page, fresh.span, detail::memory_order_relaxed);
-              grant_page = other_page;  // the share's grant, handed to its members below
-              grant = other;
-              page = followed;
-              break;
-            }
-            // Replace only a page that cannot serve the class (full, another chunk size, reset):
-            // a page still being opened, or one a free gave room meanwhile, keeps its slot, and
-            // this lane reads the slot again after a pause. (Coming round again instead, as
-            // before, lost 6-9 % of the mixed-size rate: H100 probe, docs/scatter.md.)
-            if (expected != 0 && !cannot_serve(expected - 1u, cls, fresh.spots)) {
-              detail::pause_briefly();
-              expected = entry.load(detail::memory_order_relaxed);
-              continue;
-            }
-            won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
-                                                detail::memory_order_relaxed);
+    std::uint32_t in_share = 0;  // the lane's index in its share (lanes without a grant)
+    bool retry = false;          // the lane's share is the part-filled one and the slot moved
+    // Nothing more to do together when every lane has a grant (one size a warp, mostly); the
+    // shares below are worked out only past this test (computed before it, they cost 2^20
+    // threads x 16 B 8 % in the benchmark's own kernel).
+    if (detail::ballot(arrived, !granted) != 0u) {
+      // New pages for the lanes left: shares of up to `per` lanes, one page each, each opened by
+      // its share's first lane (the opener). The share whose page keeps room (fewer lanes than
+      // the page has chunks: the want lanes beyond a partial grant; at most one a group) comes
+      // first, so that its page goes into the slot before it is opened: a lost CAS then gives the
+      // page back unused. (Put last and opened before its CAS, as before, a lost CAS left a page
+      // with room that no directory entry named: 220-370 such pages of each class of 768-2048 B
+      // chunks in the tight census load of "The lanes of the group" above.)
+      const std::uint32_t rest = peers & ~detail::lowest_lanes(peers, got);
+      const std::uint32_t left = k - got;
+      const std::uint32_t my = rank - got;  // meaningless for granted lanes
+      const std::uint32_t per = fresh.spots < 32u ? fresh.spots : 32u;
+      const std::uint32_t odd = left % per;  // lanes of a first, part-filled share (0: none)
+      const std::uint32_t share_first = my < odd ? 0u : odd + (my - odd) / per * per;
+      const std::uint32_t share_lanes = my < odd ? odd : per;
+      const bool keeps_room = share_lanes < fresh.spots;  // then share_first == 0
+      // Only the share whose page keeps room tries the slot's new page again; whole shares take
+      // their pages.
+      retry = !granted && moved && keeps_room;
+      const bool opener = !granted && !retry && my == share_first;
+      in_share = my - share_first;
+      const std::uint32_t start = map_start(cls, round);
+      // A span class: each opener takes an aligned group of pages (claim_group).
+      if (fresh.spans() && opener) { page = free_map_.claim_group(start, fresh.span, claim_words); }
+      // The pages of every group's openers in one claim: the lowest opener takes them from the
+      // free-page map, as many of one word as it can with one fetch_or (neighbouring pages: their
+      // states and data are neighbours too), and hands them out by shuffle in lane order.
+      const std::uint32_t openers = detail::ballot(arrived, opener && !fresh.spans());
+      const std::uint32_t pages_wanted = detail::popcount(openers);
+      const unsigned taker = detail::leader_lane(openers | (openers == 0u ? 1u : 0u));
+      const std::uint32_t opener_index = detail::rank_in(openers);
+      for (std::uint32_t have = 0; have < pages_wanted;) {
+        detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
+        if (detail::lane_id() == taker) {
+          taken = free_map_.claim_some(start, pages_wanted - have, claim_words);
+          if (taken.word != detail::page_bitmap::none && taken.word % dense_sample_words == 0) {
+            note_density(taken.used);
           }
         }
-        if (won) {
-          installed = k < fine_group;  // small groups share their new page through the class page
-        } else if (!opened && page != followed) {
-          DEVALLOC_PROBE(open_lost);
-          free_map_.release(page, fresh.span, detail::memory_order_relaxed);
-          page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
+        const std::uint32_t word = detail::shuffle(arrived, taken.word, taker);
+        const std::uint64_t bits = detail::shuffle(arrived, taken.bits, taker);
+        if (word == detail::page_bitmap::none) {
+          DEVALLOC_PROBE(map_empty);
+          break;
+        }
+        const std::uint32_t n = detail::popcount64(bits);
+        if ((openers >> detail::lane_id() & 1u) != 0u && opener_index >= have && opener_index < have + n) {
+          page = word * 64u + detail::nth_bit64(bits, opener_index - have);
+        }
+        have += n;
+      }
+      // Each share's lanes claim their chunks' bits (take_spot), a share of a flat page's whole
+      // chunk count too: opening such pages full (open_page_full, chunks taken by index) cost the
+      // benchmark's own 256 B and mixed 16-256 B cells 3 % (results/gpu/2026-11-27_09f76a4_H100/
+      // bench-ab, variant vB), although the probe's kernel gained 4 %; it stays for one-lane opens
+      // (open_for_one).
+      if (opener && page != detail::page_bitmap::none) {
+        bool installed = false;
+        if (keeps_room) {
+          // Keep the page's room for the slot's warps: install it before opening it, so that a
+          // lost CAS just gives it back.
+          std::uint32_t expected = seen_entry;
+          bool won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
+                                                   detail::memory_order_relaxed);
+          if (!won && ((share_lanes == 1u && fresh.spots < fine_group) || slot_shared(want))) {
+            // Lost the slot to another group's page. The share keeps its page in hand and follows
+            // the slot: share_lanes reservations on the page the slot names now (its own page then
+            // goes back unused; lanes beyond a partial grant come round again), or, when that page
+            // cannot serve the class, its own page installed in its place; at most follow_tries
+            // times. Done by a share of one lane in a class of fewer than fine_group chunks a page
+            // (XMallocSIMD's combined 2048-byte chunks: the losers that gave their page back and
+            // came round were served two a round), and by any share whose slot is shared by more
+            // multiprocessor quarters (or co-resident warps) than it has keys for: in small heaps,
+            // lost installs were most of the rounds and sent requests to the directory scan (2^17
+            // threads x 16-256 B at 80 % fill: 52 000 lost installs and 14 000 scans for 131 072
+            // requests). Elsewhere a loser gives its page back and comes round: following there
+            // cost 2^20 threads x 16-256 B in a 1 GiB heap 19 % (docs/scatter.md, Search, item 2).
+            // No page is kept half-empty outside a slot.
+            for (std::uint32_t t = 0; !won && t < follow_tries; ++t) {
+              DEVALLOC_PROBE(follow_slot);
+              std::uint32_t other_page = 0;
+              std::uint32_t other = 0;
+              reserve_on_entry(expected, cls, fresh, share_lanes, other_page, other);
+              if (other != 0) {
+                free_map_.release(page, fresh.span, detail::memory_order_relaxed);
+                grant_page = other_page;  // the share's grant, handed to its members below
+                grant = other;
+                page = followed;
+                break;
+              }
+              // Replace only a page that cannot serve the class (full, another chunk size, reset):
+              // a page still being opened, or one a free gave room meanwhile, keeps its slot, and
+              // this lane reads the slot again after a pause. (Coming round again instead, as
+              // before, lost 6-9 % of the mixed-size rate: H100 probe, docs/scatter.md.)
+              if (expected != 0 && !cannot_serve(expected - 1u, cls, fresh.spots)) {
+                detail::pause_briefly();
+                expected = entry.load(detail::memory_order_relaxed);
+                continue;
+              }
+              won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
+                                                  detail::memory_order_relaxed);
+            }
+          }
+          if (won) {
+            installed = want < fine_group;  // small groups share their new page through the class page
+          } else if (page != followed) {
+            DEVALLOC_PROBE(open_lost);
+            free_map_.release(page, fresh.span, detail::memory_order_relaxed);
+            page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
+          }
+        }
+        if (page < pages_) { open_page(page, cls, fresh, share_lanes); }
+        if (installed) { offer(class_page(cls), page, cls, fresh.spots); }
+      }
+      // The share's first lane opened the page (and zeroed a hierarchical page's words) before
+      // its members claim bits; it also tells them if it gave the page back.
+      if (!granted && !retry) {
+        const std::uint32_t members = detail::lanes_of(rest, share_first, share_lanes);
+        detail::sync_lanes(members);
+        const unsigned share_leader = detail::leader_lane(members);
+        page = detail::shuffle(members, page, share_leader);
+        if (page == followed) {
+          grant_page = detail::shuffle(members, grant_page, share_leader);
+          grant = detail::shuffle(members, grant, share_leader);
         }
       }
-      if (!opened && page < pages_) { open_page(page, cls, fresh, share_lanes); }
-      if (installed) { offer(class_page(cls), page, cls, fresh.spots); }
     }
-    // The share's first lane opened the page (and zeroed a hierarchical page's words) before
-    // its members claim bits; it also tells them if it gave the page back.
-    detail::sync_lanes(members);
-    const unsigned share_leader = detail::leader_lane(members);
-    page = detail::shuffle(members, page, share_leader);
-    if (page == followed) {
-      grant_page = detail::shuffle(members, grant_page, share_leader);
-      grant = detail::shuffle(members, grant, share_leader);
-      const std::uint32_t index = my - share_first;
-      if (index >= (grant & 63u)) { return round_result::again; }
-      out = take_spot(grant_page - 1u, cls, fresh, (grant >> 6) + index);
-      return out != nullptr ? round_result::served : round_result::again;
+    // One bit claim for every lane that has a page (a grant, a followed slot, a page of its own).
+    std::uint32_t spot_page = detail::page_bitmap::none;
+    std::uint32_t index = 0;
+    round_result result = round_result::again;
+    if (granted) {
+      spot_page = grant_page - 1u;
+      index = (grant >> 6) + rank;
+    } else if (retry) {
+      result = round_result::again;
+    } else if (page == followed) {
+      index = in_share;
+      if (index < (grant & 63u)) {
+        spot_page = grant_page - 1u;
+        index += grant >> 6;
+      }
+    } else if (page == detail::page_bitmap::none) {
+      result = round_result::no_free_page;
+    } else if (page < pages_) {
+      spot_page = page;
+      index = in_share;
     }
-    if (page == detail::page_bitmap::none) { return round_result::no_free_page; }
-    if (page >= pages_) { return round_result::again; }
-    out = take_spot(page, cls, fresh, my - share_first);
-    return out != nullptr ? round_result::served : round_result::again;
+    if (spot_page != detail::page_bitmap::none) {
+      out = take_spot(spot_page, cls, fresh, index);
+      if (out != nullptr) { result = round_result::served; }
+    }
+    return result;
   }
 
   /// The leader's reservation for its group of `k` lanes on the page that directory entry `seen`
@@ -796,6 +838,21 @@ class search : public multi_page<Config> {
     offer(slot_for(chunk, 1u), page, chunk, spots);
   }
 
+  /// A page the walk opened (a free page it came across) keeps room: offered to the calling warp's
+  /// slot of its class and to the class page (each takes it only if it names no page of the class
+  /// with room), so that the directory rounds and scans find that room, not only a later walk.
+  /// Before, such pages stayed outside the directory: requests reach the walk in a tight heap when
+  /// the map words their rounds look at are taken, and there each opened a page of its own (16384
+  /// x 4 requests of 1-1500 B padded to 256 B in 64 MiB, H100 probe: at the end 200-300 pages of
+  /// each class of 768-2048 B chunks had room and no directory entry named any of them; the
+  /// requests of the two-chunk class then ran out first; docs/scatter.md, Search, item 6).
+  DEVALLOC_DEVICE void offer_opened(std::uint32_t page, std::uint32_t cls, const page_layout& fresh) const noexcept
+  {
+    if (fresh.spans() || fresh.spots == 1u) { return; }
+    offer_page(page, cls, fresh.spots);
+    offer(class_page(cls), page, cls, fresh.spots);
+  }
+
   /// Puts page `page` (chunk size `chunk`, `spots` chunks) into directory word `word` unless the
   /// word names it already or names a page of that chunk size with room. A relaxed hint: the
   /// chunk size and room are checked by whoever reserves.
@@ -901,7 +958,10 @@ class search : public multi_page<Config> {
     if (chunk == 0) {
       // Ours if we take it in the map (else someone else opens or resets it; a span class: if it
       // starts a free aligned group).
-      return claim_span(page, fresh.span) ? open_for_one(page, cls, fresh) : nullptr;
+      if (!claim_span(page, fresh.span)) { return nullptr; }
+      void* p = open_for_one(page, cls, fresh);
+      offer_opened(page, cls, fresh);
+      return p;
     }
     return reserve(page, chunk, chunk == cls ? fresh : layout_of(chunk));
   }
@@ -940,6 +1000,7 @@ class search : public multi_page<Config> {
         if (claim_span(page, fresh.span)) {
           open_page(page, cls, fresh, granted);
           grant = granted;
+          if (granted < fresh.spots) { offer_opened(page, cls, fresh); }
         }
       } else if (c == cls) {
         // Used page of the request's own class (alloc lines 23-27 with the exact chunk size: a
