@@ -407,15 +407,15 @@ class search : public multi_page<Config> {
 
   /// One round of the directory path for the lanes of the warp that call it together (any subset
   /// of a warp, `arrived`), in groups by class `cls`. Each group's leader reads its slot and
-  /// reserves for the whole group on the page it names with one fetch_add (re-reading a few times
-  /// a page that is installed but not opened yet). The lanes left without a reservation (the page
-  /// was full, gone, or had room for some only) take new pages from the free-page map: one page
-  /// per `chunks per page` of them (a share), opened by the share's first lane; the pages of every
-  /// group's shares are taken by one lane with one fetch_or where one map word has them. The share
-  /// of a group's last lane puts its page into the slot by CAS if the page keeps room (install
-  /// before open, so that a lost CAS costs a page given back unused; when several pages are taken
-  /// at once the last one is installed after it is opened, and a lost CAS leaves it with the room
-  /// that the walk and later frees find). Then every lane with a page claims its chunk's bit, all
+  /// reserves on the page it names with one fetch_add for the group's lanes beyond whole pages
+  /// (`want`: k mod chunks a page; re-reading a few times a page that is installed but not opened
+  /// yet). The lanes left without a reservation (whole pages' worth, and those the slot's page was
+  /// full, gone or short for) take new pages from the free-page map: one page per `chunks per
+  /// page` of them (a share), opened by the share's first lane; the pages of every group's shares
+  /// are taken by one lane with one fetch_or where one map word has them. A share whose page
+  /// keeps room (at most one a group, its first) puts the page into the slot by CAS before opening
+  /// it, so that a lost CAS costs a page given back unused (or followed: below), and no page with
+  /// room is left outside the directory. Then every lane with a page claims its chunk's bit, all
   /// groups in one call of take_spot. Waits: __syncwarp and the *_sync collectives of the lanes
   /// that arrived together, which all reach them (no lane leaves the round before its end); no
   /// lane waits for one that may not run.
@@ -438,7 +438,7 @@ class search : public multi_page<Config> {
     // with room already: such pages kept their room outside the directory until a walk found it.
     // 16384 x 4 requests of 1-1500 B padded to 256 B in 64 MiB, H100 probe, per class: 460-590
     // such pages of 768 B chunks, and when a round's groups went together, more of them and
-    // 15-59 requests of 1281-1536 B without memory; docs/scatter.md, Search, item 6.)
+    // 15-59 requests of 1281-1536 B without memory; docs/scatter.md, "One path per warp".)
     const std::uint32_t want = k % fresh.spots;
     detail::device_atomic<std::uint32_t> entry(slot_for(cls, want));
     std::uint32_t seen_entry = 0;
@@ -679,7 +679,7 @@ class search : public multi_page<Config> {
       if (chunk_of(now) == 0 && !free_map_.taken(page) && claim_span(page, fresh.span)) {
         open_page(page, cls, fresh, k);
         grant_page = seen;
-        grant = k;  // reservations 0 .. k-1 (k < fresh.spots: the group is not direct)
+        grant = k;  // reservations 0 .. k-1 (k < fresh.spots: the lanes beyond whole pages)
         return;
       }
       // Only a page of exactly this class serves the group: its lanes ask for different sizes of
@@ -739,7 +739,8 @@ class search : public multi_page<Config> {
   /// and a scan takes about a millisecond under load while the kernel waits for its slowest lane
   /// (devalloc-bench on an H100, 2^17 threads x 4 KiB at 90 % fill: 45 M -> 0.81 G allocs/s).
   /// A class of fewer than fine_group chunks a page reads no whole-warp slots: its groups of
-  /// fine_group lanes or more fill whole pages (direct) and never install one there, so those
+  /// fine_group lanes or more fill whole pages and send the rest (fewer than fine_group lanes) to
+  /// the class slots, so they never install one there, and those
   /// slots name its pages only by accident (a page reset and reopened for it while a stale slot
   /// still named it). The 4 096 or so such entries of a 128 MiB heap were most of the scan, and
   /// the scan of one lone lane was the launch's tail: XMallocSIMD's 64-byte requests (one
@@ -840,12 +841,12 @@ class search : public multi_page<Config> {
 
   /// A page the walk opened (a free page it came across) keeps room: offered to the calling warp's
   /// slot of its class and to the class page (each takes it only if it names no page of the class
-  /// with room), so that the directory rounds and scans find that room, not only a later walk.
-  /// Before, such pages stayed outside the directory: requests reach the walk in a tight heap when
-  /// the map words their rounds look at are taken, and there each opened a page of its own (16384
-  /// x 4 requests of 1-1500 B padded to 256 B in 64 MiB, H100 probe: at the end 200-300 pages of
-  /// each class of 768-2048 B chunks had room and no directory entry named any of them; the
-  /// requests of the two-chunk class then ran out first; docs/scatter.md, Search, item 6).
+  /// with room), so that the directory rounds and scans find that room, not only a later walk:
+  /// the rule of directory_round (no page with room outside the directory) for the walk's pages.
+  /// Requests reach the walk in a tight heap when the map words their rounds look at are taken;
+  /// in the census load of docs/scatter.md, "One path per warp", 90-400 requests a class walked
+  /// before directory_round kept its pages in the directory, none after, so this offer is not
+  /// measured on its own.
   DEVALLOC_DEVICE void offer_opened(std::uint32_t page, std::uint32_t cls, const page_layout& fresh) const noexcept
   {
     if (fresh.spans() || fresh.spots == 1u) { return; }
