@@ -652,6 +652,40 @@ TEST(ScatterFailureClasses, RequestsUpToTheWholeHeap)
   expect_empty(allocator, "after the whole-heap requests");
 }
 
+TEST(ScatterFailureClasses, LoneRequestOverHalfAPageTakesTheOneFreePage)
+{
+  // Every page holds a chunk of a page but one, far from where the map's words fill first. A lone
+  // request of more than half a page (one chunk a page) can be served by that page only. Its
+  // directory rounds look at a few map words from hashed starts and most likely miss it; then
+  // the whole map is looked through (alloc_whole_page) and the page opened for the request alone
+  // (open_for_one, a one-chunk page opened full): whatever path serves it, it must get that page,
+  // its page must say one chunk of its class, and the heap is full again after it.
+  Default allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  const std::size_t pagesize = pagesize_of<Default>();
+  std::vector<std::uintptr_t> got;
+  ASSERT_EQ(count_by_filling(allocator, pagesize, c.page_count() + 8, &got), c.page_count());
+  const std::uint32_t hole = c.page_count() / 2 + 7;
+  const auto it = std::find_if(got.begin(), got.end(),
+                               [&](std::uintptr_t q) { return c.page_of(reinterpret_cast<void*>(q)) == hole; });
+  ASSERT_NE(it, got.end());
+  const std::uintptr_t freed = *it;
+  got.erase(it);
+  single_dealloc(allocator, freed);
+  EXPECT_EQ(c.page_host(hole).chunk, 0u) << "a page whose one chunk was freed is free again";
+  const std::uintptr_t p = single_alloc(allocator, pagesize / 2 + 1000);
+  EXPECT_EQ(p, freed) << "the one free page";
+  const auto v = c.page_host(hole);
+  EXPECT_EQ(v.chunk, c.page_host(c.page_of(reinterpret_cast<void*>(got.front()))).chunk)
+    << "opened with the class of a page's worth (one chunk a page)";
+  EXPECT_EQ(v.count, 1u);
+  EXPECT_EQ(single_alloc(allocator, pagesize / 2 + 1000), 0u) << "no page left";
+  EXPECT_EQ(c.check_invariants_host(), "");
+  got.push_back(p);
+  free_each(allocator, got);
+  expect_empty(allocator, "after freeing every page");
+}
+
 TEST(ScatterFailureClasses, HeapThatDoesNotDivideIntoSuperBlocks)
 {
   SmallBlocks allocator(odd_heap_bytes());

@@ -257,6 +257,9 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint32_t blocks_ = 0;
   std::uint32_t region_pages_ = 1;
   std::uint32_t regions_count_ = 0;
+  // min(pages_per_block_ / region_pages_, max_block_shards), kept rather than derived where it is
+  // used: blockfull_of runs whenever an allocation or a free moves a region across the threshold,
+  // and the derivation would add a division by a runtime value there.
   std::uint32_t block_shards_ = 1;
 };
 
