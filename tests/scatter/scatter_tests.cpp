@@ -826,6 +826,35 @@ TEST(ScatterFragmentation, ManySizesShareThePagesOfTheirClass)
   report_census<OneSlot>("one-slot", mixed_size{1500}, true);
 }
 
+TEST(ScatterFragmentation, AWarpsLanesBeyondWholePagesFillTheClassOpenPage)
+{
+  // Three lanes ask for 700 B (five chunks a page): one page, named by their slot and the class
+  // page, with room for two. Then a whole warp asks for 700 B: its 32 lanes fill six pages by
+  // themselves, and the other two go where a group of two would, to that page (through their
+  // slot, or the class page when their slot is another). So the 35 requests take seven pages, all
+  // full. (Before 0ac607a the warp took seven fresh pages and only offered the last, part-filled
+  // one to the slots, which kept their page with room: eight pages, two of them part-filled, the
+  // waste that made a 96 % full heap run out: docs/scatter.md, "One path per warp".)
+  Default allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  std::vector<std::uintptr_t> ps = alloc_each_once(allocator, 3, 700);
+  const std::vector<std::uintptr_t> warp = alloc_each_once(allocator, 32, 700);
+  ps.insert(ps.end(), warp.begin(), warp.end());
+  EXPECT_EQ(std::count(ps.begin(), ps.end(), std::uintptr_t{0}), 0);
+  std::size_t pages = 0;
+  std::size_t full = 0;
+  for (const auto& v : c.pages_host()) {
+    if (v.chunk == 0) { continue; }
+    ++pages;
+    full += v.count == Default::creation_policy::layout_of(v.chunk).spots ? 1u : 0u;
+  }
+  EXPECT_EQ(pages, 7u) << "35 requests of five chunks a page";
+  EXPECT_EQ(full, 7u) << "a page with room left beside the class' open page";
+  EXPECT_EQ(c.check_invariants_host(), "");
+  free_each(allocator, ps);
+  expect_empty(allocator, "after freeing the 35 chunks");
+}
+
 TEST(ScatterFragmentation, OneLanePerWarpFillsThePagesOfATwoChunkClass)
 {
   // One lane of every warp asks for 2048 B (two chunks a page, the chunk XMallocSIMD combines a
