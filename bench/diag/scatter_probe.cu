@@ -29,6 +29,7 @@
 //
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -621,22 +622,33 @@ void census(const char* name, unsigned n, unsigned lo, unsigned hi)
     }
     std::printf("\n");
   }
-  // PROBE_PAGES_BY_CHUNK=1: the pages the load left, by chunk size: pages and free chunks in them.
+  // PROBE_PAGES_BY_CHUNK=1: the pages the load left, by chunk size: pages and free chunks in them,
+  // and the free chunks by the kind of directory entry that names their page (none: only the walk
+  // finds them; a tight heap runs out of what lies there).
   if (std::getenv("PROBE_PAGES_BY_CHUNK") != nullptr) {
     using S = typename H::creation_policy;
+    const auto pages = heap.handle().creation().pages_host();
+    const auto holders = heap.handle().creation().directory_holders_host();
     std::map<std::uint32_t, std::pair<unsigned, unsigned>> by_chunk;
+    std::map<std::uint32_t, std::array<unsigned, 4>> by_holder;  // free chunks by holder kind
     unsigned free_pages = 0;
-    for (const auto& v : heap.handle().creation().pages_host()) {
+    for (std::size_t q = 0; q < pages.size(); ++q) {
+      const auto& v = pages[q];
       if (v.chunk == 0) {
         ++free_pages;
       } else if (v.chunk <= S::pagesize) {
         auto& e = by_chunk[v.chunk];
         ++e.first;
-        e.second += S::layout_of(v.chunk).spots - v.count;
+        const unsigned room = S::layout_of(v.chunk).spots - v.count;
+        e.second += room;
+        by_holder[v.chunk][static_cast<unsigned>(holders[q])] += room;
       }
     }
     std::printf("          pages: %u free;", free_pages);
     for (const auto& [chunk, e] : by_chunk) { std::printf(" %u B: %u (%u free chunks)", chunk, e.first, e.second); }
+    std::printf(
+      "\n          free chunks in pages named by no entry / a class slot / a whole-warp slot / the class page:");
+    for (const auto& [chunk, h] : by_holder) { std::printf(" %u B: %u / %u / %u / %u", chunk, h[0], h[1], h[2], h[3]); }
     std::printf("\n");
   }
   if (DIAG_PROBE) {

@@ -840,6 +840,9 @@ TEST(ScatterFragmentation, AWarpsLanesBeyondWholePagesFillTheClassOpenPage)
   Default allocator(scale::heap);
   const auto c = creation_of(allocator);
   std::vector<std::uintptr_t> ps = alloc_each_once(allocator, 3, 700);
+  const std::uint32_t first = c.page_of(reinterpret_cast<void*>(ps.front()));
+  EXPECT_NE(c.directory_holders_host()[first], Default::creation_policy::holder::none)
+    << "a page with room that no directory entry names";
   const std::vector<std::uintptr_t> warp = alloc_each_once(allocator, 32, 700);
   ps.insert(ps.end(), warp.begin(), warp.end());
   EXPECT_EQ(std::count(ps.begin(), ps.end(), std::uintptr_t{0}), 0);

@@ -422,6 +422,34 @@ class Scatter : public scatter_detail::search<Config> {
     return out;
   }
 
+  /// Which kind of class directory entry names a page (directory_holders_host).
+  enum class holder : std::uint8_t {
+    none = 0,        ///< no entry: a page with room here is found only by the walk
+    class_slot = 1,  ///< a slot of its class' row (small groups)
+    warp_slot = 2,   ///< a whole-warp slot
+    class_page = 3,  ///< its class' class page (takes precedence when several name it)
+  };
+
+  /// Host. For every page, the kind of class directory entry that names it (a snapshot; for tests
+  /// and diagnostics: room in pages that no entry names is what a tight heap runs out of,
+  /// docs/scatter.md, "One path per warp, and no room outside the directory"). No kernel may
+  /// change the heap meanwhile.
+  std::vector<holder> directory_holders_host() const
+  {
+    const std::vector<std::uint32_t> directory = directory_host();
+    const std::size_t class_rows = std::size_t{directory_classes} * slots_;
+    std::vector<holder> out(pages_, holder::none);
+    for (std::size_t w = 0; w < class_rows + warp_slots_ + directory_classes && w < directory.size(); ++w) {
+      if (directory[w] == 0 || directory[w] > pages_) { continue; }
+      const holder kind = w < class_rows                 ? holder::class_slot
+                          : w < class_rows + warp_slots_ ? holder::warp_slot
+                                                         : holder::class_page;
+      holder& h = out[directory[w] - 1u];
+      if (static_cast<std::uint8_t>(kind) > static_cast<std::uint8_t>(h)) { h = kind; }
+    }
+    return out;
+  }
+
   /// Host. The active super block (where allocations start searching).
   std::uint32_t active_block_host() const
   {
@@ -469,8 +497,7 @@ class Scatter : public scatter_detail::search<Config> {
       if ((free_words[w] & ~free_map_.valid(w)) != 0) { fail("free-page map: bits beyond the last page"); }
     }
     {
-      std::vector<std::uint32_t> directory(directory_words(slots_, warp_slots_));
-      detail::backend::copy_to_host(directory.data(), directory_, directory.size() * sizeof(std::uint32_t));
+      const std::vector<std::uint32_t> directory = directory_host();
       for (const std::uint32_t entry : directory) {
         if (entry > pages_) { fail("class directory: entry " + std::to_string(entry) + " beyond the pages"); }
       }
@@ -738,6 +765,15 @@ class Scatter : public scatter_detail::search<Config> {
   using page_format::max_scan_rounds;
 
  private:
+  /// Host. One copy of the class directory's words (the class rows, the whole-warp slots, the
+  /// class pages and the dense-map flag: heap.hpp, directory_words).
+  std::vector<std::uint32_t> directory_host() const
+  {
+    std::vector<std::uint32_t> directory(directory_words(slots_, warp_slots_));
+    detail::backend::copy_to_host(directory.data(), directory_, directory.size() * sizeof(std::uint32_t));
+    return directory;
+  }
+
   // The heap view (creation/scatter/heap.hpp).
   using base::active_block_;
   using base::bitmasks_;
