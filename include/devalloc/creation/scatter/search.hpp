@@ -439,7 +439,8 @@ class search : public multi_page<Config> {
     // 16384 x 4 requests of 1-1500 B padded to 256 B in 64 MiB, H100 probe, per class: 460-590
     // such pages of 768 B chunks, and when a round's groups went together, more of them and
     // 15-59 requests of 1281-1536 B without memory; docs/scatter.md, "One path per warp".)
-    const std::uint32_t want = k % fresh.spots;
+    // (k < spots, every group of a class of 32 chunks a page or more, skips the division.)
+    const std::uint32_t want = k < fresh.spots ? k : k % fresh.spots;
     detail::device_atomic<std::uint32_t> entry(slot_for(cls, want));
     std::uint32_t seen_entry = 0;
     std::uint32_t grant_page = 0;  // 1 + page of the grant (0: none)
@@ -622,7 +623,7 @@ class search : public multi_page<Config> {
       spot_page = grant_page - 1u;
       index = (grant >> 6) + rank;
     } else if (retry) {
-      result = round_result::again;
+      // The slot moved: the lane tries its new page in the next round (result stays `again`).
     } else if (page == followed) {
       index = in_share;
       if (index < (grant & 63u)) {
