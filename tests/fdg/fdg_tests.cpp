@@ -364,6 +364,35 @@ TEST(FDGMalloc, DivergentCallersShareAHeader)
   EXPECT_EQ(allocator.getAvailableSlots(16), slots_before);
 }
 
+/// Groups of one warp open superblocks at the same time whenever its lanes diverge (lanes served
+/// from the old superblock call again while the others wait for Scatter); one becomes current. A
+/// fill with 64 B requests until out of memory must use nearly all of the superblocks it took from
+/// Scatter: on an H100 the paper's rule (the loser serves only its group from its own superblock)
+/// used 58 % of them, 55 % of the heap.
+TEST(FDGMalloc, AFillUsesTheSuperblocksItTookFromTheUnderlyingAllocator)
+{
+  using fdg = fdg_scatter::creation_policy;
+  using scatter = fdg::underlying_type;
+  constexpr std::size_t chunk = 64;
+  fdg_scatter allocator(heap_bytes);
+  heap_filler<fdg_scatter> filler(allocator, chunk, workers);
+  const fill_result r = filler.fill();
+  EXPECT_EQ(r.workers_that_saw_null, workers);
+  EXPECT_EQ(r.pattern_errors, 0u);
+  EXPECT_EQ(r.overlaps, 0u);
+  std::size_t superblock_pages = 0;
+  for (const auto& page : allocator.handle().creation().underlying().pages_host()) {
+    superblock_pages += page.chunk == scatter::large_chunk;
+  }
+  static_assert(fdg::config::superblock_bytes % scatter::pagesize == 0, "superblocks are whole pages here");
+  const std::size_t superblocks = superblock_pages / (fdg::config::superblock_bytes / scatter::pagesize);
+  const std::size_t capacity = superblocks * (fdg::superblock_capacity / chunk);
+  ASSERT_GT(superblocks, 0u);
+  EXPECT_GE(r.chunks * 100, capacity * 98)
+    << r.chunks << " chunks of 64 B in " << superblocks << " superblocks (room for " << capacity << ")";
+  EXPECT_GE(r.chunks * chunk * 100, heap_bytes * 80) << "less than 80 % of the heap was usable";
+}
+
 /// Through the common host class: reset() ends every header of the per-warp table.
 template <class A>
 void host_class_round(A& allocator, std::size_t n)
