@@ -684,21 +684,41 @@ class FDGMalloc {
       under_.destroy(sb);
       return 0;
     }
+    // release: our `allocated` before the pointer.
+    if (detail::device_atomic<u64>(h.current).compare_exchange_strong(seen, p, detail::memory_order_release,
+                                                                      detail::memory_order_relaxed)) {
+      return p + data;
+    }
+    return lost_install(h, p, entry, reserve);
+  }
+
+  /// One lane, out of line (inlined, its loop raised FDGMalloc's allocating kernels over Scatter
+  /// from 110 to 137 registers): open_superblock's CAS lost to another group's new superblock.
+  /// Takes `reserve` bytes from the superblock the header names now where they fit and gives
+  /// superblock `p` back (its list `entry` cleared first); where they do not, that superblock is
+  /// full and `p` replaces it. Each failed CAS means another group installed a superblock: lock-free.
+  DEVALLOC_NOINLINE DEVALLOC_DEVICE u64 lost_install(header& h, u64 p, u64* entry, u64 reserve) const noexcept
+  {
+    constexpr u64 data = sizeof(fdg_detail::superblock_head);
     detail::device_atomic<u64> current(h.current);
-    // Each failed CAS means another group installed a superblock: lock-free.
-    // release: our `allocated` before the pointer; acquire (also on failure): the winner's.
-    while (!current.compare_exchange_strong(seen, p, detail::memory_order_acq_rel, detail::memory_order_acquire)) {
-      if (seen == 0) { continue; }
-      detail::device_atomic<u64> allocated(reinterpret_cast<fdg_detail::superblock_head*>(seen)->allocated);
-      if (allocated.load(detail::memory_order_relaxed) + reserve > superblock_capacity) { continue; }
-      const u64 old = allocated.fetch_add(reserve, detail::memory_order_relaxed);
-      if (old + reserve <= superblock_capacity) {
-        *entry = 0;
-        under_.destroy(sb);
-        return seen + data + old;
+    // acquire: the winner's `allocated` (stored before its release CAS) is read below.
+    u64 seen = current.load(detail::memory_order_acquire);
+    for (;;) {
+      if (seen != 0) {
+        detail::device_atomic<u64> allocated(reinterpret_cast<fdg_detail::superblock_head*>(seen)->allocated);
+        if (allocated.load(detail::memory_order_relaxed) + reserve <= superblock_capacity) {
+          const u64 old = allocated.fetch_add(reserve, detail::memory_order_relaxed);
+          if (old + reserve <= superblock_capacity) {
+            *entry = 0;
+            under_.destroy(reinterpret_cast<void*>(p));
+            return seen + data + old;
+          }
+        }
+      }
+      if (current.compare_exchange_strong(seen, p, detail::memory_order_acq_rel, detail::memory_order_acquire)) {
+        return p + data;
       }
     }
-    return p + data;
   }
 
   /// One lane. A chunk of `bytes` straight from the underlying allocator, registered (§3.3 large
