@@ -160,7 +160,7 @@ namespace fdg_detail {
 /// A superblock's bookkeeping word (SB_Allocated, §3.1), followed by its data.
 struct superblock_head {
   unsigned long long allocated;  // bytes reserved in the data area (may run past the capacity once full)
-  unsigned long long unused;
+  unsigned long long entry;      // the list entry that registers it (unsigned long long*)
 };
 
 /// A superblock list (§3.1): SB_Counter, the list it replaced, the entries.
@@ -186,6 +186,7 @@ struct warp_header {
   std::uint32_t origin_warp;
   std::uint32_t reported;  // the host reported it as never ended
   std::uint32_t unused;
+  unsigned long long spare;  // superblock_head* of a lost install, registered and empty (0: none)
 };
 
 inline constexpr std::uint32_t header_magic = 0xFD6A110Cu;
@@ -552,6 +553,7 @@ class FDGMalloc {
     h->origin_warp = at.warp;
     h->reported = 0;
     h->unused = 0;
+    h->spare = 0;
     if constexpr (Config::use_superblocks) { open_superblock(*h, 0, 0); }  // a failure leaves none open
     detail::device_atomic<std::uint32_t>(h->magic).store(fdg_detail::header_magic, detail::memory_order_release);
     return h;
@@ -626,6 +628,7 @@ class FDGMalloc {
     }
     detail::device_atomic<u64>(h.lists).store(0, detail::memory_order_relaxed);
     detail::device_atomic<u64>(h.current).store(0, detail::memory_order_relaxed);
+    detail::device_atomic<u64>(h.spare).store(0, detail::memory_order_relaxed);  // it was in a list
   }
 
   /// One lane. Files `chunk` in the header's list; a full (or missing) list is replaced by a new
@@ -661,8 +664,9 @@ class FDGMalloc {
   }
 
   /// One lane. `reserve` bytes for the caller's group from a new superblock (registered), which
-  /// replaces `seen` as the header's current one. Returns the address of the group's bytes, 0 when
-  /// out of memory.
+  /// replaces `seen` as the header's current one: the header's spare if it has one (below), else
+  /// one from the underlying allocator. Returns the address of the group's bytes, 0 when out of
+  /// memory.
   ///
   /// Groups of one warp open superblocks at the same time whenever its lanes diverge (independent
   /// thread scheduling: lanes served from the old superblock call again while the rest still wait
@@ -670,34 +674,50 @@ class FDGMalloc {
   /// its own for its one group, as the paper's §3.3 does, all but a group's bytes of it stayed
   /// empty: over Scatter on an H100, 4 096 lanes filling 64 MiB with 64 B requests got 55 % of the
   /// heap while Scatter had handed out 95 % of its pages as superblocks. So a loser takes its bytes
-  /// from the winner's superblock where they fit and gives its own back (its list entry cleared
-  /// first); where they do not, the winner is full and the loser replaces it.
+  /// from the winner's superblock where they fit and keeps its own, empty, as the header's spare for
+  /// the next superblock change (lost_install).
   DEVALLOC_DEVICE u64 open_superblock(header& h, u64 reserve, u64 seen) const noexcept
   {
     constexpr u64 data = sizeof(fdg_detail::superblock_head);
-    auto* sb = static_cast<fdg_detail::superblock_head*>(under_.create(Config::superblock_bytes));
-    if (sb == nullptr) { return 0; }
-    detail::device_atomic<u64>(sb->allocated).store(reserve, detail::memory_order_relaxed);
-    const u64 p = reinterpret_cast<u64>(sb);
-    u64* const entry = register_chunk(h, p);
-    if (entry == nullptr) {
-      under_.destroy(sb);
-      return 0;
+    u64 p = take_spare(h);
+    if (p == 0) {
+      auto* fresh = static_cast<fdg_detail::superblock_head*>(under_.create(Config::superblock_bytes));
+      if (fresh == nullptr) { return 0; }
+      u64* const entry = register_chunk(h, reinterpret_cast<u64>(fresh));
+      if (entry == nullptr) {
+        under_.destroy(fresh);
+        return 0;
+      }
+      fresh->entry = reinterpret_cast<u64>(entry);
+      p = reinterpret_cast<u64>(fresh);
     }
+    detail::device_atomic<u64>(reinterpret_cast<fdg_detail::superblock_head*>(p)->allocated)
+      .store(reserve, detail::memory_order_relaxed);
     // release: our `allocated` before the pointer.
     if (detail::device_atomic<u64>(h.current).compare_exchange_strong(seen, p, detail::memory_order_release,
                                                                       detail::memory_order_relaxed)) {
       return p + data;
     }
-    return lost_install(h, p, entry, reserve);
+    return lost_install(h, p, reserve);
+  }
+
+  /// One lane, out of line (see lost_install): the header's spare superblock, taken (0: none).
+  DEVALLOC_NOINLINE DEVALLOC_DEVICE u64 take_spare(header& h) const noexcept
+  {
+    detail::device_atomic<u64> spare(h.spare);
+    // acquire: the spare's `entry`, written before its release CAS.
+    return spare.load(detail::memory_order_relaxed) != 0 ? spare.exchange(0, detail::memory_order_acquire) : 0;
   }
 
   /// One lane, out of line (inlined, its loop raised FDGMalloc's allocating kernels over Scatter
   /// from 110 to 137 registers): open_superblock's CAS lost to another group's new superblock.
-  /// Takes `reserve` bytes from the superblock the header names now where they fit and gives
-  /// superblock `p` back (its list `entry` cleared first); where they do not, that superblock is
-  /// full and `p` replaces it. Each failed CAS means another group installed a superblock: lock-free.
-  DEVALLOC_NOINLINE DEVALLOC_DEVICE u64 lost_install(header& h, u64 p, u64* entry, u64 reserve) const noexcept
+  /// Takes `reserve` bytes from the superblock the header names now where they fit, and superblock
+  /// `p` (registered, not installed) becomes the header's spare, or, if the header has one, goes
+  /// back to the underlying allocator (its list entry cleared first: giving every loser's back cost
+  /// devalloc-bench's smallest FDGMalloc launches up to 25 %). Where the bytes do not fit, that
+  /// superblock is full and `p` replaces it. Each failed CAS means another group installed a
+  /// superblock: lock-free.
+  DEVALLOC_NOINLINE DEVALLOC_DEVICE u64 lost_install(header& h, u64 p, u64 reserve) const noexcept
   {
     constexpr u64 data = sizeof(fdg_detail::superblock_head);
     detail::device_atomic<u64> current(h.current);
@@ -709,8 +729,14 @@ class FDGMalloc {
         if (allocated.load(detail::memory_order_relaxed) + reserve <= superblock_capacity) {
           const u64 old = allocated.fetch_add(reserve, detail::memory_order_relaxed);
           if (old + reserve <= superblock_capacity) {
-            *entry = 0;
-            under_.destroy(reinterpret_cast<void*>(p));
+            u64 none = 0;
+            // release: `entry` before the spare's pointer.
+            if (!detail::device_atomic<u64>(h.spare).compare_exchange_strong(none, p, detail::memory_order_release,
+                                                                             detail::memory_order_relaxed)) {
+              auto* sb = reinterpret_cast<fdg_detail::superblock_head*>(p);
+              *reinterpret_cast<u64*>(sb->entry) = 0;
+              under_.destroy(sb);
+            }
             return seen + data + old;
           }
         }
