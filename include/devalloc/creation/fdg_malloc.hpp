@@ -12,9 +12,11 @@
 //
 // Data layout (§3.1, Fig. 1), every piece allocated from the underlying allocator:
 //   warp header  current superblock, head of the superblock lists, TotalCount, ActiveCount, the
-//                tidyUp generation, a magic word (alive), who started it (misuse reports).
-//   superblock   Config::superblock_bytes (32 KiB): [SB_Allocated: 16 B][data]. Requests are
-//                rounded to Config::min_block (16 B, §3.3) and served at prefix offsets.
+//                tidyUp generation, a magic word (alive), who started it (misuse reports), a
+//                spare superblock (a lost install's: see open_superblock).
+//   superblock   Config::superblock_bytes (32 KiB): [SB_Allocated, its list entry: 16 B][data].
+//                Requests are rounded to Config::min_block (16 B, §3.3) and served at prefix
+//                offsets.
 //   list         Config::list_entries (126) pointers to superblocks and large chunks, SB_Counter
 //                and the list it replaced (a full list is replaced by a new one that links the old
 //                one, §3.1; 16 B + 126 x 8 B = 1 KiB).
