@@ -51,7 +51,7 @@
 // lanes that arrived. Several groups of one warp (or, in the table, of warps whose ids collide)
 // may allocate from one header at the same time: SB_Allocated is reserved by atomic add, the
 // current superblock is replaced by CAS (a group that loses takes its bytes from the winner's
-// superblock where they fit and gives its own back: see open_superblock), lists
+// superblock where they fit and keeps its own as the header's spare: see open_superblock), lists
 // are appended by atomic add and replaced by CAS (a Treiber push: a new list holds the entry and
 // links the old one). tidyUp() is a barrier of the header's lanes: the lanes that are not last
 // wait (bounded, pause_briefly) for the last one to finish freeing, so that none allocates in
@@ -716,7 +716,7 @@ class FDGMalloc {
   /// Takes `reserve` bytes from the superblock the header names now where they fit, and superblock
   /// `p` (registered, not installed) becomes the header's spare, or, if the header has one, goes
   /// back to the underlying allocator (its list entry cleared first: giving every loser's back cost
-  /// devalloc-bench's smallest FDGMalloc launches up to 25 %). Where the bytes do not fit, that
+  /// devalloc-bench's smallest FDGMalloc launches up to 26 %). Where the bytes do not fit, that
   /// superblock is full and `p` replaces it. Each failed CAS means another group installed a
   /// superblock: lock-free.
   DEVALLOC_NOINLINE DEVALLOC_DEVICE u64 lost_install(header& h, u64 p, u64 reserve) const noexcept
