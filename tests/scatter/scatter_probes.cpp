@@ -255,5 +255,69 @@ TEST(ScatterSearch, ARequestOfMoreThanHalfAPageLooksOnlyAtTheFreePageMap)
   EXPECT_EQ(r.chunk_freed, 0u) << "freeing the one chunk resets the page";
 }
 
+/// What requests that only pages of few chunks accept did on a heap of full two-chunk pages:
+/// first with no room anywhere, then with one chunk freed.
+struct few_chunks_on_full_heap {
+  std::uintptr_t full = 1;             ///< an 1100-byte request on the full heap (0: nullptr)
+  unsigned long long full_walks = 0;   ///< probe::walk during it
+  unsigned long long full_whole = 0;   ///< probe::whole_page during it
+  std::uint32_t freed_page = 0;        ///< the page one chunk was freed on
+  std::uint32_t page = ~0u;            ///< page an 1100-byte request got after that free
+  std::uintptr_t again = 1;            ///< one more 1100-byte request (0: nullptr)
+  unsigned long long again_walks = 0;  ///< probe::walk during it
+};
+
+few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
+{
+  using A = allocator_t;
+  A allocator(std::size_t{1} << 20);
+  const auto c = allocator.handle().creation();
+  const std::uint32_t pages = c.page_count();
+  // 1500 bytes: chunks of 2048, two a page.
+  const std::vector<std::uintptr_t> chunks = fill_by_one_worker(allocator, 1500);
+  EXPECT_EQ(chunks.size(), 2u * pages) << "every page takes two 1500-byte requests";
+  EXPECT_EQ(c.check_invariants_host(), "");
+  few_chunks_on_full_heap r;
+  // 1100 bytes: class 1360 (three a page); it accepts chunks of 1104-2208 bytes, so the full pages
+  // of 2048 too, and each size it accepts holds two or three chunks a page.
+  probe_testing::clear();
+  r.full = single_alloc(allocator, 1100);
+  r.full_walks = seen(probe::walk);
+  r.full_whole = seen(probe::whole_page);
+  r.freed_page = pages / 2 + 7;
+  for (const std::uintptr_t p : chunks) {
+    const bool second_half = (p - reinterpret_cast<std::uintptr_t>(c.data_begin())) % A::creation_policy::pagesize != 0;
+    if (c.page_of(reinterpret_cast<void*>(p)) == r.freed_page && second_half) { single_dealloc(allocator, p); }
+  }
+  EXPECT_EQ(c.check_invariants_host(), "");
+  const std::uintptr_t got = single_alloc(allocator, 1100);
+  if (got != 0) { r.page = c.page_of(reinterpret_cast<void*>(got)); }
+  probe_testing::clear();
+  r.again = single_alloc(allocator, 1100);
+  r.again_walks = seen(probe::walk);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  if (got != 0) {
+    single_dealloc(allocator, got);
+    EXPECT_EQ(c.check_invariants_host(), "");
+  }
+  return r;
+}
+
+// The room counters (fill.hpp, room_add) tell a request that only pages of few chunks accept that
+// none of them has room: it looks through the free-page map and fails without the walk, which
+// read every page's state for each failing request (sizes uniform in 16-4096 B at 80 % fill:
+// 23 ms a failing request, H100). A chunk freed anywhere makes the counters say so, and the walk
+// then finds it.
+TEST(ScatterSearch, ARequestWithNoRoomInPagesOfFewChunksFailsWithoutAWalk)
+{
+  const few_chunks_on_full_heap r = two_chunk_pages_then_smaller_requests();
+  EXPECT_EQ(r.full, 0u) << "every page holds two live 2048-byte chunks: no room for 1100 bytes";
+  EXPECT_EQ(r.full_walks, 0u) << "no walk over the heap's page states";
+  EXPECT_EQ(r.full_whole, 1u) << "the failing request must look through the free-page map once";
+  EXPECT_EQ(r.page, r.freed_page) << "the freed 2048-byte chunk, wherever it is, must serve an 1100-byte request";
+  EXPECT_EQ(r.again, 0u) << "that chunk was the only room";
+  EXPECT_EQ(r.again_walks, 0u);
+}
+
 }  // namespace
 }  // namespace devalloc::scatter_testing

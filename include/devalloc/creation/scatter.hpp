@@ -10,6 +10,7 @@
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
 //   [region counters: 4 B x regions][super block counters][free-page map: 1 bit x pages]
+//   [room counters: 32 stripes x 32 B]
 //   [class directory: 4 B x (classes x (slots + 1) + warp slots + 1)][pad to 256][page 0][page 1] ... [page pages-1]
 //
 //   * Pages (§5.2) of Config::pagesize bytes. A page is free (chunk size 0), split into equal
@@ -318,18 +319,14 @@ class Scatter : public scatter_detail::search<Config> {
     heap.regions_ = reinterpret_cast<std::uint32_t*>(base + g.regions_offset);
     heap.blockfull_ = reinterpret_cast<std::uint32_t*>(base + g.blockfull_offset);
     heap.free_map_ = detail::page_bitmap(reinterpret_cast<std::uint64_t*>(base + g.free_map_offset), g.pages);
+    heap.rooms_ = reinterpret_cast<std::uint32_t*>(base + g.rooms_offset);
     heap.directory_ = reinterpret_cast<std::uint32_t*>(base + g.directory_offset);
     heap.slots_ = g.slots;
     heap.warp_slots_ = g.warp_slots;
     heap.data_ = base + g.data_offset;
     heap.data_end_ = heap.data_ + static_cast<std::size_t>(g.pages) * pagesize;
     heap.meta_bytes_ = g.meta_bytes;
-    heap.pages_ = g.pages;
-    heap.pages_per_block_ = g.pages_per_block;
-    heap.blocks_ = g.blocks;
-    heap.region_pages_ = g.region_pages;
-    heap.regions_count_ = g.regions;
-    heap.block_shards_ = g.block_shards;
+    heap.set_geometry(g.pages, g.pages_per_block, g.blocks, g.region_pages, g.regions, g.block_shards);
     heap.finalize_heap(stream);
     return heap;
   }
@@ -500,6 +497,27 @@ class Scatter : public scatter_detail::search<Config> {
       const std::vector<std::uint32_t> directory = directory_host();
       for (const std::uint32_t entry : directory) {
         if (entry > pages_) { fail("class directory: entry " + std::to_string(entry) + " beyond the pages"); }
+      }
+    }
+    {
+      // R1: per counted chunk count m, the room counters' stripes sum to the pages of m chunks
+      // with room (fill.hpp, room_add).
+      std::vector<std::uint32_t> rooms(room_words);
+      detail::backend::copy_to_host(rooms.data(), rooms_, rooms.size() * sizeof(std::uint32_t));
+      std::vector<std::uint32_t> with_room(room_stride, 0);
+      for (std::uint32_t page = 0; page < pages_; ++page) {
+        const std::uint32_t chunk = chunk_of(states[page]);
+        if (chunk == 0 || chunk > pagesize || chunk % min_chunk != 0) { continue; }
+        const std::uint32_t spots = layout_of(chunk).spots;
+        if (room_counted(spots) && count_of(states[page]) < spots) { ++with_room[spots - 1u]; }
+      }
+      for (std::uint32_t m = 1; m <= room_stride; ++m) {
+        std::uint32_t sum = 0;
+        for (std::uint32_t stripe = 0; stripe < room_stripes; ++stripe) { sum += rooms[stripe * room_stride + m - 1u]; }
+        if (sum != with_room[m - 1u]) {
+          fail("room counters: " + std::to_string(static_cast<std::int32_t>(sum)) + " pages of " + std::to_string(m) +
+               " chunks with room counted, " + std::to_string(with_room[m - 1u]) + " have room");
+        }
       }
     }
     for (std::uint32_t page = 0; page < pages_; ++page) {
@@ -794,6 +812,11 @@ class Scatter : public scatter_detail::search<Config> {
   using base::region_size;
   using base::regions_;
   using base::regions_count_;
+  using base::room_counted;
+  using base::room_stride;
+  using base::room_stripes;
+  using base::room_words;
+  using base::rooms_;
   using base::slots_;
   using base::states_;
   using base::warp_slots_;

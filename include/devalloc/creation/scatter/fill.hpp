@@ -51,9 +51,14 @@ class fill : public heap<Config> {
   using base::page_data;
   using base::pages_per_block_;
   using base::pagesize;
+  using base::region_of;
   using base::region_pages_;
   using base::region_size;
   using base::regions_;
+  using base::room_max_spots;
+  using base::room_stride;
+  using base::room_stripes;
+  using base::rooms_;
   using base::states_;
   using page_format::chunk_of;
   using page_format::count_of;
@@ -90,7 +95,7 @@ class fill : public heap<Config> {
   /// change crossed, so the block's counters are exact at rest.
   DEVALLOC_DEVICE void region_add(std::uint32_t page, std::uint32_t delta) const noexcept
   {
-    const std::uint32_t region = page / region_pages_;
+    const std::uint32_t region = region_of(page);
     const std::uint32_t old =
       detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
     const std::uint32_t pages = region_size(region);
@@ -100,7 +105,7 @@ class fill : public heap<Config> {
   }
   DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
   {
-    const std::uint32_t region = page / region_pages_;
+    const std::uint32_t region = region_of(page);
     const std::uint32_t old =
       detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
     const std::uint32_t pages = region_size(region);
@@ -109,15 +114,44 @@ class fill : public heap<Config> {
     }
   }
 
+  /// Whether pages of `spots` chunks are counted by the room counters (2 .. room_max_spots: flat
+  /// pages of few chunks; a page of one chunk with room is a free page, in the free-page map).
+  /// Never with spans (their chunk counts are per span; the counters are off there).
+  DEVALLOC_HOST_DEVICE static constexpr bool room_counted(std::uint32_t spots) noexcept
+  {
+    return page_format::max_span == 1u && spots >= 2u && spots <= room_max_spots;
+  }
+
+  /// The room counters (not in the paper): per chunk count m = 2 .. room_max_spots, the pages of
+  /// m chunks that have room (chunk size set, fill count < m), in room_stripes copies (heap.hpp)
+  /// that sum to it. Every change of a page's state that makes it gain or lose room adds `delta`
+  /// (+1 or -1 as a 32-bit wrap-around) in the stripe of the page: the open of a page that keeps
+  /// room (open_page), the count reaching m (account_increment) and leaving it (give_back), the
+  /// reset of an emptied page (give_back). Each of these is decided from the value its own atomic
+  /// returned, so the counters are exact at rest (check_invariants_host); in between they lag the
+  /// states by one relaxed RMW. search.hpp's no_room_for reads them so that a request in a full
+  /// heap fails without walking every page (the exhaustive pass: 23 ms on the H100 for the
+  /// failing requests of sizes uniform in 16-4096 B at 80 % fill).
+  DEVALLOC_DEVICE void room_add(std::uint32_t page, std::uint32_t spots, std::uint32_t delta) const noexcept
+  {
+    if (!room_counted(spots)) { return; }
+    std::uint32_t& word = rooms_[page % room_stripes * room_stride + (spots - 1u)];
+    detail::device_atomic<std::uint32_t>(word).fetch_add(delta, detail::memory_order_relaxed);
+  }
+
   /// A +1 on the count of `page` returned `before`: the page became full iff the count reached
-  /// the chunk count of the page's actual chunk size (§5.4: "fills up one page" -> region + 1).
+  /// the chunk count of the page's actual chunk size (§5.4: "fills up one page" -> region + 1;
+  /// and it has no room left: room_add).
   DEVALLOC_DEVICE void account_increment(std::uint32_t page, std::uint64_t before, std::uint32_t chunk,
                                          std::uint32_t spots, std::uint32_t k = 1u) const noexcept
   {
     const std::uint32_t actual = chunk_of(before);
     if (actual == 0 || actual > pagesize) { return; }
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
-    if (count_of(before) < n && count_of(before) + k >= n) { region_add(page, 1u); }
+    if (count_of(before) < n && count_of(before) + k >= n) {
+      region_add(page, 1u);
+      room_add(page, n, ~0u);
+    }
   }
 
   /// Gives `m` reservations (or transient +1s) back: fetch_sub with `order` (free line 9: release;
@@ -134,7 +168,10 @@ class fill : public heap<Config> {
     const std::uint32_t actual = chunk_of(before);
     if (actual == 0 || actual > pagesize) { return before; }
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
-    if (count_of(before) >= n && count_of(before) - m < n) { region_sub(page, 1u); }
+    if (count_of(before) >= n && count_of(before) - m < n) {
+      region_sub(page, 1u);
+      room_add(page, n, 1u);
+    }
     if constexpr (resetfreedpages) {
       if (count_of(before) == m) {
         // Fails harmlessly if someone reserved in between: they reset when they leave.
@@ -143,6 +180,7 @@ class fill : public heap<Config> {
         // release of the page below, so its next owner sees them through the free-page map.
         if (state.compare_exchange_strong(expected, 0u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
           DEVALLOC_PROBE(page_reset);
+          room_add(page, n, ~0u);  // an empty page of chunk size `actual` had room
           // A span's other pages go back with it (their marks cleared first).
           std::uint32_t span = 1u;
           if constexpr (page_format::max_span > 1u) {
@@ -244,7 +282,7 @@ class fill : public heap<Config> {
     std::uint32_t current = active.load(detail::memory_order_relaxed);
     const std::uint32_t block = page / pages_per_block_;
     if (block == current) { return; }
-    const std::uint32_t region = page / region_pages_;
+    const std::uint32_t region = region_of(page);
     const std::uint32_t pages = region_size(region);
     std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
     if (full > pages) { full = pages; }

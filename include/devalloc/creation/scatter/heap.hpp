@@ -11,12 +11,14 @@
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
 //   [region counters: 4 B x regions][super block counters: 4 B x blocks]
 //   [free-page bitmap: 1 bit per page, 64-bit words]
+//   [room counters: room_stripes sectors of 32 B: pages with room per chunk count 1..8]
 //   [class directory: 4 B x (classes x (slots + 1) + warp slots) + the dense-map flag, 4 B]
 //   [pad to 256][page 0][page 1] ... [page pages-1]
 //
-// The free-page bitmap (detail/page_bitmap.hpp) and the class directory are this project's
-// additions (docs/scatter.md, "Search"): the bitmap hands out free pages, the directory keeps per
-// size class and multiprocessor slot the page its warps are filling.
+// The free-page bitmap (detail/page_bitmap.hpp), the room counters and the class directory are
+// this project's additions (docs/scatter.md, "Search"): the bitmap hands out free pages, the room
+// counters say whether any page of few chunks has room (fill.hpp, room_add), the directory keeps
+// per size class and multiprocessor slot the page its warps are filling.
 //
 // plan() computes that layout on the host; the heap object holds only the pointers into it and
 // the geometry (page, super block and region counts), so creation::Scatter, which derives from
@@ -29,6 +31,7 @@
 #include <cstdint>
 
 #include "../../detail/bitfield_page.hpp"
+#include "../../detail/fixed_divisor.hpp"
 #include "../../detail/page_bitmap.hpp"
 #include "../../detail/platform.hpp"
 
@@ -55,6 +58,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     std::size_t regions_offset = 0;
     std::size_t blockfull_offset = 0;  ///< per super block: regions over the 90 % threshold
     std::size_t free_map_offset = 0;   ///< free-page bitmap (64-bit words)
+    std::size_t rooms_offset = 0;      ///< room counters (room_words, 32-byte aligned)
     std::size_t directory_offset = 0;  ///< class directory: page numbers of the class rows, warp slots, class pages
     std::size_t data_offset = 0;       ///< first page, 256-byte aligned
     std::uint32_t pages = 0;
@@ -96,6 +100,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     g.regions_offset = p.regions - base;
     g.blockfull_offset = p.blockfull - base;
     g.free_map_offset = p.free_map - base;
+    g.rooms_offset = p.rooms - base;
     g.directory_offset = p.directory - base;
     g.data_offset = p.data - base;
     g.meta_bytes = p.data - meta;
@@ -156,17 +161,28 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   /// Words from one such counter to the next: each in a 32-byte sector of its own.
   static constexpr std::uint32_t block_shard_stride = 8;
 
+  /// Pages with room are counted per chunk count m (chunks a page) for m <= room_max_spots
+  /// (fill.hpp, room_add; m = 1 is never counted: such a page with room is a free page), in
+  /// room_stripes copies, one 32-byte sector each (stripe: the page's index modulo room_stripes),
+  /// so that pages filling at once do not all add to one word.
+  static constexpr std::uint32_t room_max_spots = 8;
+  static constexpr std::uint32_t room_stripes = 32;
+  /// Words of one stripe (counter m - 1 for m = 1 .. room_max_spots), and of all room counters.
+  static constexpr std::uint32_t room_stride = 8;
+  static constexpr std::uint32_t room_words = room_stripes * room_stride;
+  static_assert(room_max_spots <= room_stride, "heap: a stripe of room counters must hold every counted chunk count");
+
   /// Smallest pool (in bytes, from any address) that holds one page: alignment, header, one
-  /// page's state, bitfield and region counter, one block counter's sector, bitmap word, directory,
-  /// page alignment.
+  /// page's state, bitfield and region counter, one block counter's sector, bitmap word, room
+  /// counters, directory, page alignment.
   static constexpr std::size_t min_pool_bytes =
-    255 + 256 + 16 + 4 * block_shard_stride + 7 + 8 + 4 * directory_words(1, 1) + 255 + pagesize;
+    255 + 256 + 16 + 4 * block_shard_stride + 7 + 8 + 31 + 4 * room_words + 4 * directory_words(1, 1) + 255 + pagesize;
 
  protected:
   static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
 
   struct planned {
-    std::uintptr_t states, bitmasks, regions, blockfull, free_map, directory, data, end;
+    std::uintptr_t states, bitmasks, regions, blockfull, free_map, rooms, directory, data, end;
     std::uint32_t pages_per_block, blocks, region_pages, regions_count, block_shards, slots, warp_slots;
   };
 
@@ -194,7 +210,8 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     p.regions = p.bitmasks + std::uintptr_t{4} * pages;
     p.blockfull = p.regions + std::uintptr_t{4} * p.regions_count;
     p.free_map = align_up(p.blockfull + std::uintptr_t{4} * block_shard_stride * p.block_shards * p.blocks, 8);
-    p.directory = p.free_map + std::uintptr_t{8} * detail::page_bitmap::words_for(pages);
+    p.rooms = align_up(p.free_map + std::uintptr_t{8} * detail::page_bitmap::words_for(pages), 32);
+    p.directory = p.rooms + std::uintptr_t{4} * room_words;
     p.slots = slots_for(pages);
     p.warp_slots = warp_slots_for(pages);
     p.data = align_up(p.directory + std::uintptr_t{4} * directory_words(p.slots, p.warp_slots), 256);
@@ -217,15 +234,37 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   DEVALLOC_HOST_DEVICE std::uint32_t block_regions(std::uint32_t block) const noexcept
   {
     const std::uint32_t n = block_pages(block);
-    return n / region_pages_ + (n % region_pages_ != 0);
+    const std::uint32_t whole = region_of(n);
+    return whole + (n != whole * region_pages_);
   }
 
   /// The counter of region `region`'s super block that counts it (region_add), and the super
   /// block's first counter (block_over sums block_shards_ of them, block_shard_stride apart).
   DEVALLOC_HOST_DEVICE std::uint32_t* blockfull_of(std::uint32_t region) const noexcept
   {
-    const std::uint32_t block = region * region_pages_ / pages_per_block_;
-    return blockfull_ + (static_cast<std::size_t>(block) * block_shards_ + region % block_shards_) * block_shard_stride;
+    const std::uint32_t block = blocks_ == 1u ? 0u : block_div_.quotient(region * region_pages_);
+    const std::uint32_t shard = region - shard_div_.quotient(region) * block_shards_;
+    return blockfull_ + (static_cast<std::size_t>(block) * block_shards_ + shard) * block_shard_stride;
+  }
+
+  /// The region of page `page` (page / region_pages_ without a divide instruction: the fill
+  /// accounting asks at every page that fills or empties, and each division took about 20
+  /// instructions and their registers in every allocating kernel).
+  DEVALLOC_HOST_DEVICE std::uint32_t region_of(std::uint32_t page) const noexcept { return region_div_.quotient(page); }
+
+  /// Sets the geometry's counts and their divisors (init_heap).
+  void set_geometry(std::uint32_t pages, std::uint32_t pages_per_block, std::uint32_t blocks,
+                    std::uint32_t region_pages, std::uint32_t regions, std::uint32_t block_shards) noexcept
+  {
+    pages_ = pages;
+    pages_per_block_ = pages_per_block;
+    blocks_ = blocks;
+    region_pages_ = region_pages;
+    regions_count_ = regions;
+    block_shards_ = block_shards;
+    region_div_ = detail::fixed_divisor<std::uint32_t>(region_pages);
+    block_div_ = detail::fixed_divisor<std::uint32_t>(pages_per_block);
+    shard_div_ = detail::fixed_divisor<std::uint32_t>(block_shards);
   }
   DEVALLOC_HOST_DEVICE std::uint32_t* blockfull_first(std::uint32_t block) const noexcept
   {
@@ -244,6 +283,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint32_t* blockfull_ = nullptr;     // per super block, block_shards_ counters: regions over the 90 % threshold
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
   detail::page_bitmap free_map_;           // per page: taken (split, multi-page, being opened or reset) or free
+  std::uint32_t* rooms_ = nullptr;         // room_stripes x room_stride: pages with room per chunk count (room_add)
   std::uint32_t* directory_ = nullptr;     // per class and slot: 1 + the page the slot's warps fill (0: none)
   std::uint32_t slots_ = 1;                // directory slots per class
   std::uint32_t warp_slots_ = 0;           // directory slots of whole-warp groups, after the class rows
@@ -261,6 +301,10 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   // used: blockfull_of runs whenever an allocation or a free moves a region across the threshold,
   // and the derivation would add a division by a runtime value there.
   std::uint32_t block_shards_ = 1;
+  // Divisors by region_pages_, pages_per_block_ and block_shards_ (region_of, blockfull_of).
+  detail::fixed_divisor<std::uint32_t> region_div_;
+  detail::fixed_divisor<std::uint32_t> block_div_;
+  detail::fixed_divisor<std::uint32_t> shard_div_;
 };
 
 }  // namespace creation::scatter_detail

@@ -45,6 +45,7 @@ class multi_page : public fill<Config> {
   using base::pages_;
   using base::pagesize;
   using base::region_add;
+  using base::region_of;
   using base::region_pages_;
   using base::region_size;
   using base::region_sub;
@@ -126,7 +127,7 @@ class multi_page : public fill<Config> {
     const std::uint64_t end = static_cast<std::uint64_t>(first) + need;
     std::uint32_t page = first;
     while (page < end) {
-      const std::uint32_t region = page / region_pages_;
+      const std::uint32_t region = region_of(page);
       const std::uint64_t region_end = static_cast<std::uint64_t>(region) * region_pages_ + region_size(region);
       const auto upto = static_cast<std::uint32_t>(region_end < end ? region_end : end);
       if (add) {

@@ -92,9 +92,15 @@ class search : public multi_page<Config> {
   using base::pages_per_block_;
   using base::pagesize;
   using base::region_add;
+  using base::region_of;
   using base::region_pages_;
   using base::region_size;
   using base::regions_;
+  using base::room_add;
+  using base::room_max_spots;
+  using base::room_stride;
+  using base::room_stripes;
+  using base::rooms_;
   using base::slots_;
   using base::states_;
   using base::take_spot;
@@ -304,6 +310,8 @@ class search : public multi_page<Config> {
   ///   * A class of one chunk a page (more than half a page): every chunk size it accepts holds
   ///     one chunk a page or is a span, so a free page (alloc_whole_page: the whole map) or a
   ///     span of a larger class with room (the walk's exhaustive pass 1 alone) can serve it.
+  ///   * A request that only chunk sizes of few chunks a page accept, while no page of theirs has
+  ///     room (no_room_for): a free page, as above; the walk would read every page to find none.
   ///   * Else the walk, both passes.
   DEVALLOC_DEVICE void* alloc_last(std::uint32_t size, std::uint32_t cls, page_layout fresh) const noexcept
   {
@@ -321,7 +329,37 @@ class search : public multi_page<Config> {
       if (p != nullptr || max_span == 1u) { return p; }
       first_pass = 1;
     }
+    if constexpr (Config::resetfreedpages && max_span == 1u) {
+      if (no_room_for(size)) { return alloc_whole_page(cls, fresh); }
+    }
     return walk(size, cls, fresh, first_pass);
+  }
+
+  /// Whether no page of a chunk size that a request of `size` bytes accepts (accepts(): size ..
+  /// size x wastefactor) has room, by the room counters (fill.hpp, room_add): asked only where
+  /// every such chunk size holds at most room_max_spots chunks a page (a request of more than
+  /// pagesize / (room_max_spots + 1) bytes); true when the counter of each of their chunk counts
+  /// sums to 0 over its stripes. Then only a free page can serve the request. A snapshot, exact
+  /// at rest: a page that gains room while the counters are read may be missed, as the walk
+  /// misses a page that gains room behind it. Before, such a request in a full heap walked every
+  /// region that was not full (sizes uniform in 16-4096 B at 80 % fill: the requests of
+  /// 1385-2046 B that failed took 23 ms each on the H100; docs/scatter.md, "Failing fast").
+  DEVALLOC_DEVICE bool no_room_for(std::uint32_t size) const noexcept
+  {
+    const std::uint32_t most = pagesize / size;  // chunks a page of the smallest accepted size holds
+    if (most > room_max_spots) { return false; }
+    const std::uint64_t largest = static_cast<std::uint64_t>(size) * wastefactor;
+    std::uint32_t least = largest >= pagesize ? 1u : pagesize / static_cast<std::uint32_t>(largest);
+    if (least < 2u) { least = 2u; }
+    for (std::uint32_t m = least; m <= most; ++m) {
+      // Each count on its own: a stripe sum that lags below 0 must not cancel another's room.
+      std::uint32_t sum = 0;
+      for (std::uint32_t stripe = 0; stripe < room_stripes; ++stripe) {
+        sum += detail::atomic_load_relaxed(rooms_[stripe * room_stride + (m - 1u)]);
+      }
+      if (sum != 0) { return false; }
+    }
+    return true;
   }
 
   /// The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page, for a
@@ -766,6 +804,9 @@ class search : public multi_page<Config> {
     const std::uint32_t rows_read = fresh.spots < fine_group ? 2u : 3u;  // no whole-warp slots: above
     for (std::uint32_t r = 0; r < rows_read; ++r) {
       const std::uint32_t n = counts[r];
+      if (n == 0) { continue; }  // no whole-warp slots (Config::warp_slots 0)
+      // One division a row; the entries' positions then wrap by a subtraction (pos < n).
+      const std::uint32_t start = starts[r] % n;
       // Every lane of the group runs the same steps (n, k are the group's): the ballots and
       // shuffles below see all of `peers`.
       for (std::uint32_t step = 0; step < n; step += k * scan_batch) {
@@ -773,7 +814,8 @@ class search : public multi_page<Config> {
         DEVALLOC_UNROLL
         for (std::uint32_t j = 0; j < scan_batch; ++j) {
           const std::uint32_t pos = step + j * k + rank;  // the group's loads of one j are neighbours
-          entries[j] = pos < n ? detail::atomic_load_relaxed(rows[r][(starts[r] + pos) % n]) : 0u;
+          const std::uint32_t at = start + pos < n ? start + pos : start + pos - n;
+          entries[j] = pos < n ? detail::atomic_load_relaxed(rows[r][at]) : 0u;
         }
         std::uint64_t seen_states[scan_batch];
         DEVALLOC_UNROLL
@@ -883,7 +925,7 @@ class search : public multi_page<Config> {
     std::uint32_t skipped = 0;  // regions skipped in pass 0
     while (left > 0) {
       const std::uint32_t page = first + pos;
-      const std::uint32_t region = page / region_pages_;
+      const std::uint32_t region = region_of(page);
       const std::uint32_t region_pages = region_size(region);
       const std::uint32_t region_end = region * region_pages_ + region_pages;  // within this block
       std::uint32_t span = region_end - page;
@@ -1120,7 +1162,11 @@ class search : public multi_page<Config> {
     const std::uint64_t before =
       state.fetch_add(pack(cls, granted), layout.hierarchical || layout.spans() ? detail::memory_order_release
                                                                                 : detail::memory_order_relaxed);
-    if (count_of(before) + granted >= layout.spots) { region_add(page, 1u); }
+    if (count_of(before) + granted >= layout.spots) {
+      region_add(page, 1u);
+    } else {
+      room_add(page, layout.spots, 1u);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
