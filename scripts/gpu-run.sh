@@ -106,7 +106,7 @@ if [ "$sanitize" = 1 ]; then
   # "device-side double free" inside it (results/gpu/), and the error it raises is sticky, so it
   # would fail every later test of the same process. Its result is logged, not counted.
   filter="${DEVALLOC_SANITIZE_FILTER:-*ConcurrentAllocations*:*Churn*}"
-  for tool in memcheck racecheck; do
+  for tool in memcheck racecheck synccheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$build"/tests/devalloc_conformance_cuda \
       --gtest_filter="$filter:-*DeviceMalloc*" >"$OUT/sanitizer-$tool.log" 2>&1
     rc=$?

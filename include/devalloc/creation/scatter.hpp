@@ -10,7 +10,7 @@
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
 //   [region counters: 4 B x regions][super block counters][free-page map: 1 bit x pages]
-//   [room counters: 32 stripes x 32 B]
+//   [room counters: 128 stripes x 32 B]
 //   [class directory: 4 B x (classes x (slots + 1) + warp slots + 1)][pad to 256][page 0][page 1] ... [page pages-1]
 //
 //   * Pages (§5.2) of Config::pagesize bytes. A page is free (chunk size 0), split into equal

@@ -135,6 +135,8 @@ class fill : public heap<Config> {
   DEVALLOC_DEVICE void room_add(std::uint32_t page, std::uint32_t spots, std::uint32_t delta) const noexcept
   {
     if (!room_counted(spots)) { return; }
+    // One stripe a page, page mod room_stripes: the pages that fill and empty at once (a warp's
+    // neighbours in the free-page map) add to different words.
     std::uint32_t& word = rooms_[page % room_stripes * room_stride + (spots - 1u)];
     detail::device_atomic<std::uint32_t>(word).fetch_add(delta, detail::memory_order_relaxed);
   }
@@ -168,9 +170,12 @@ class fill : public heap<Config> {
     const std::uint32_t actual = chunk_of(before);
     if (actual == 0 || actual > pagesize) { return before; }
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
+    // +1 if the page was full and is not now, -1 if it is reset below (it had room then): a warp
+    // that frees a full page's chunks together does both, and adds nothing (room_add).
+    std::uint32_t room = 0;
     if (count_of(before) >= n && count_of(before) - m < n) {
       region_sub(page, 1u);
-      room_add(page, n, 1u);
+      room = 1u;
     }
     if constexpr (resetfreedpages) {
       if (count_of(before) == m) {
@@ -180,7 +185,7 @@ class fill : public heap<Config> {
         // release of the page below, so its next owner sees them through the free-page map.
         if (state.compare_exchange_strong(expected, 0u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
           DEVALLOC_PROBE(page_reset);
-          room_add(page, n, ~0u);  // an empty page of chunk size `actual` had room
+          room -= 1u;
           // A span's other pages go back with it (their marks cleared first).
           std::uint32_t span = 1u;
           if constexpr (page_format::max_span > 1u) {
@@ -193,6 +198,7 @@ class fill : public heap<Config> {
         }
       }
     }
+    if (room != 0) { room_add(page, n, room); }
     return before;
   }
 

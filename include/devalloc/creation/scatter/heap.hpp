@@ -166,7 +166,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   /// room_stripes copies, one 32-byte sector each (stripe: the page's index modulo room_stripes),
   /// so that pages filling at once do not all add to one word.
   static constexpr std::uint32_t room_max_spots = 8;
-  static constexpr std::uint32_t room_stripes = 32;
+  static constexpr std::uint32_t room_stripes = 128;
   /// Words of one stripe (counter m - 1 for m = 1 .. room_max_spots), and of all room counters.
   static constexpr std::uint32_t room_stride = 8;
   static constexpr std::uint32_t room_words = room_stripes * room_stride;
