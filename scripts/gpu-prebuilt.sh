@@ -9,7 +9,8 @@
 #     coalesce,scatter_override,conformance}_cuda. Runs each suite, the conformance factories of
 #     the seed allocators (Scatter, XMallocSIMD, FDGMalloc, coalescing, the Circular family,
 #     UnsafeWrap), Scatter's failure classes and fragmentation tests x10, and compute-sanitizer
-#     memcheck of the Scatter and Circular suites; the logs go to $OUT/test-logs.tar.gz (one file:
+#     memcheck of the Scatter and Circular suites and synccheck of the Scatter suite and the
+#     conformance suite's concurrent cases; the logs go to $OUT/test-logs.tar.gz (one file:
 #     the device tool returns few).
 #   DEVALLOC_COMMIT=<hash> bash scripts/gpu-prebuilt.sh bench ARCHIVE
 #     ARCHIVE: tar.xz of devalloc-bench-cuda and devalloc_example_distributed_cuda. The README's
@@ -59,6 +60,18 @@ case "$mode" in
       echo "== memcheck $b rc=$? $(($(date +%s) - s))s"
       grep -E "tests? ran|PASSED|FAILED|ERROR SUMMARY" "$logs/sanitizer/memcheck-${b#devalloc_}.log" | tail -3
     done
+    # synccheck: __syncwarp / *_sync masks that name lanes which do not arrive (divergent callers).
+    s=$(date +%s)
+    timeout 300 compute-sanitizer --tool synccheck --print-limit 10 "$bin/devalloc_scatter_tests_cuda" --gtest_brief=1 \
+      > "$logs/sanitizer/synccheck-scatter_tests_cuda.log" 2>&1
+    echo "== synccheck devalloc_scatter_tests_cuda rc=$? $(($(date +%s) - s))s"
+    grep -E "tests? ran|PASSED|FAILED|ERROR SUMMARY" "$logs/sanitizer/synccheck-scatter_tests_cuda.log" | tail -3
+    s=$(date +%s)
+    timeout 300 compute-sanitizer --tool synccheck --print-limit 10 "$bin/devalloc_conformance_cuda" --gtest_brief=1 \
+      --gtest_filter='*ConcurrentAllocations*:*Churn*:*Divergent*:-*DeviceMalloc*' \
+      > "$logs/sanitizer/synccheck-conformance.log" 2>&1
+    echo "== synccheck devalloc_conformance_cuda (concurrent, churn, divergent) rc=$? $(($(date +%s) - s))s"
+    grep -E "tests? ran|PASSED|FAILED|ERROR SUMMARY" "$logs/sanitizer/synccheck-conformance.log" | tail -3
     tar -czf "$OUT/test-logs.tar.gz" -C "$logs" tests sanitizer
     ;;
   bench)
