@@ -402,12 +402,18 @@ class search : public multi_page<Config> {
   /// fill: a 55 ms launch on the H100; with this and the walk's overlapped loads 23 ms:
   /// results/gpu/2026-11-26_tail_H100). Not the walk's guarantee for a page in the middle of its
   /// reset (count 0, not yet free in the map): such a request may get nullptr for that moment
-  /// (docs/scatter.md, Known limitations).
+  /// (docs/scatter.md, Known limitations). Also the path of a request whose accepted pages of few
+  /// chunks have no room (no_room_for): its page keeps room and is offered to the directory.
   DEVALLOC_DEVICE void* alloc_whole_page(std::uint32_t cls, const page_layout& fresh) const noexcept
   {
     DEVALLOC_PROBE(whole_page);
     const std::uint32_t page = free_map_.claim_one(map_start(cls, detail::lane_id()), free_map_.word_count());
-    return page == detail::page_bitmap::none ? nullptr : open_for_one(page, cls, fresh);
+    if (page == detail::page_bitmap::none) { return nullptr; }
+    void* p = open_for_one(page, cls, fresh);
+    // A page of several chunks (the room counters' path, alloc_last) keeps room: into the
+    // directory, as the walk's pages (offer_opened does nothing for a page of one chunk).
+    offer_opened(page, cls, fresh);
+    return p;
   }
 
   /// Where a request starts looking in the free-page map: a hash of (warp, class, multiprocessor,
