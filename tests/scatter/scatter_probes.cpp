@@ -319,42 +319,5 @@ TEST(ScatterSearch, ARequestWithNoRoomInPagesOfFewChunksFailsWithoutAWalk)
   EXPECT_EQ(r.again_walks, 0u);
 }
 
-// The room counters count pages per chunk count and chunk alignment (heap.hpp, room_index): three
-// chunks a page are 1360, 1344 or 1280 bytes, and a 1350-byte request (class 1360, 16-byte
-// alignment) takes none of the smaller two. A heap of full 1344-byte pages but one with room must
-// not send that request walking (counted per chunk count alone, it walked every page: sizes
-// uniform in 16-4096 B at 80 % fill on the H100, 1346-1358-byte requests 13-16 ms each).
-TEST(ScatterSearch, RoomInPagesOfAnotherAlignmentSendsNoRequestWalking)
-{
-  using A = allocator_t;
-  A allocator(std::size_t{1} << 20);
-  const auto c = allocator.handle().creation();
-  const std::uint32_t pages = c.page_count();
-  // 1300 bytes: 1312 with 32-byte alignment, class 1344 (three a page).
-  const std::vector<std::uintptr_t> chunks = fill_by_one_worker(allocator, 1300);
-  ASSERT_EQ(chunks.size(), 3u * pages) << "every page takes three 1300-byte requests";
-  const std::uint32_t freed_page = pages / 2 + 5;
-  for (const std::uintptr_t p : chunks) {
-    if (c.page_of(reinterpret_cast<void*>(p)) == freed_page) {
-      single_dealloc(allocator, p);
-      break;
-    }
-  }
-  EXPECT_EQ(c.check_invariants_host(), "");
-  EXPECT_EQ(c.page_host(freed_page).chunk, 1344u);
-  EXPECT_EQ(c.page_host(freed_page).count, 2u) << "one 1344-byte chunk free on that page";
-  probe_testing::clear();
-  const std::uintptr_t p = single_alloc(allocator, 1350);
-  EXPECT_EQ(p, 0u) << "no page of chunks a 1350-byte request takes has room";
-  EXPECT_EQ(seen(probe::walk), 0u) << "the counters of 1360-byte and 2048-byte pages say no room: no walk";
-  EXPECT_EQ(seen(probe::whole_page), 1u) << "the failing request must look through the free-page map once";
-  // The room is there for a request that takes it (1300 bytes: class 1344).
-  const std::uintptr_t q = single_alloc(allocator, 1300);
-  ASSERT_NE(q, 0u);
-  EXPECT_EQ(c.page_of(reinterpret_cast<void*>(q)), freed_page);
-  single_dealloc(allocator, q);
-  EXPECT_EQ(c.check_invariants_host(), "");
-}
-
 }  // namespace
 }  // namespace devalloc::scatter_testing

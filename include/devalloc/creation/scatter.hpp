@@ -10,7 +10,7 @@
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
 //   [region counters: 4 B x regions][super block counters][free-page map: 1 bit x pages]
-//   [room counters: 128 stripes x 160 B]
+//   [room counters: 128 stripes x 32 B]
 //   [class directory: 4 B x (classes x (slots + 1) + warp slots + 1)][pad to 256][page 0][page 1] ... [page pages-1]
 //
 //   * Pages (§5.2) of Config::pagesize bytes. A page is free (chunk size 0), split into equal
@@ -500,8 +500,8 @@ class Scatter : public scatter_detail::search<Config> {
       }
     }
     {
-      // R1: per counted chunk count m and chunk alignment, the room counters' stripes sum to the
-      // pages of m such chunks with room (fill.hpp, room_add; heap.hpp, room_index).
+      // R1: per counted chunk count m, the room counters' stripes sum to the pages of m chunks
+      // with room (fill.hpp, room_add).
       std::vector<std::uint32_t> rooms(room_words);
       detail::backend::copy_to_host(rooms.data(), rooms_, rooms.size() * sizeof(std::uint32_t));
       std::vector<std::uint32_t> with_room(room_stride, 0);
@@ -509,16 +509,14 @@ class Scatter : public scatter_detail::search<Config> {
         const std::uint32_t chunk = chunk_of(states[page]);
         if (chunk == 0 || chunk > pagesize || chunk % min_chunk != 0) { continue; }
         const std::uint32_t spots = layout_of(chunk).spots;
-        if (room_counted(spots) && count_of(states[page]) < spots) { ++with_room[room_index(spots, chunk)]; }
+        if (room_counted(spots) && count_of(states[page]) < spots) { ++with_room[spots - 1u]; }
       }
-      for (std::uint32_t index = 0; index < room_stride; ++index) {
+      for (std::uint32_t m = 1; m <= room_stride; ++m) {
         std::uint32_t sum = 0;
-        for (std::uint32_t stripe = 0; stripe < room_stripes; ++stripe) { sum += rooms[stripe * room_stride + index]; }
-        if (sum != with_room[index]) {
-          fail("room counters: " + std::to_string(static_cast<std::int32_t>(sum)) + " pages of " +
-               std::to_string(index / room_aligns + 2u) + " chunks aligned to " +
-               std::to_string(min_chunk << (index % room_aligns)) + " B with room counted, " +
-               std::to_string(with_room[index]) + " have room");
+        for (std::uint32_t stripe = 0; stripe < room_stripes; ++stripe) { sum += rooms[stripe * room_stride + m - 1u]; }
+        if (sum != with_room[m - 1u]) {
+          fail("room counters: " + std::to_string(static_cast<std::int32_t>(sum)) + " pages of " + std::to_string(m) +
+               " chunks with room counted, " + std::to_string(with_room[m - 1u]) + " have room");
         }
       }
     }
@@ -812,9 +810,7 @@ class Scatter : public scatter_detail::search<Config> {
   using base::region_size;
   using base::regions_;
   using base::regions_count_;
-  using base::room_aligns;
   using base::room_counted;
-  using base::room_index;
   using base::room_stride;
   using base::room_stripes;
   using base::room_words;

@@ -123,24 +123,22 @@ class fill : public heap<Config> {
     return page_format::max_span == 1u && spots >= 2u && spots <= room_max_spots;
   }
 
-  /// The room counters (not in the paper): per chunk count m = 2 .. room_max_spots and chunk
-  /// alignment (heap.hpp, room_index), the pages of m chunks of such a size that have room (chunk
-  /// size set, fill count < m), in room_stripes copies that sum to it. Every change of a page's
-  /// state that makes it gain or lose room adds `delta` (+1 or -1 as a 32-bit wrap-around) in the
-  /// stripe of the page: the open of a page that keeps room (open_page), the count reaching m
-  /// (account_increment) and leaving it (give_back), the reset of an emptied page (give_back).
-  /// Each of these is decided from the value its own atomic returned, so the counters are exact
-  /// at rest (check_invariants_host); in between they lag the states by one relaxed RMW.
-  /// search.hpp's no_room_for reads them so that a request in a full heap fails without walking
-  /// every page (the exhaustive pass: 23 ms on the H100 for the failing requests of sizes uniform
-  /// in 16-4096 B at 80 % fill).
-  DEVALLOC_DEVICE void room_add(std::uint32_t page, std::uint32_t spots, std::uint32_t chunk,
-                                std::uint32_t delta) const noexcept
+  /// The room counters (not in the paper): per chunk count m = 2 .. room_max_spots, the pages of
+  /// m chunks that have room (chunk size set, fill count < m), in room_stripes copies (heap.hpp)
+  /// that sum to it. Every change of a page's state that makes it gain or lose room adds `delta`
+  /// (+1 or -1 as a 32-bit wrap-around) in the stripe of the page: the open of a page that keeps
+  /// room (open_page), the count reaching m (account_increment) and leaving it (give_back), the
+  /// reset of an emptied page (give_back). Each of these is decided from the value its own atomic
+  /// returned, so the counters are exact at rest (check_invariants_host); in between they lag the
+  /// states by one relaxed RMW. search.hpp's no_room_for reads them so that a request in a full
+  /// heap fails without walking every page (the exhaustive pass: 23 ms on the H100 for the
+  /// failing requests of sizes uniform in 16-4096 B at 80 % fill).
+  DEVALLOC_DEVICE void room_add(std::uint32_t page, std::uint32_t spots, std::uint32_t delta) const noexcept
   {
     if (!room_counted(spots)) { return; }
     // One stripe a page, page mod room_stripes: the pages that fill and empty at once (a warp's
     // neighbours in the free-page map) add to different words.
-    std::uint32_t& word = rooms_[page % room_stripes * room_stride + base::room_index(spots, chunk)];
+    std::uint32_t& word = rooms_[page % room_stripes * room_stride + (spots - 1u)];
     detail::device_atomic<std::uint32_t>(word).fetch_add(delta, detail::memory_order_relaxed);
   }
 
@@ -155,7 +153,7 @@ class fill : public heap<Config> {
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
     if (count_of(before) < n && count_of(before) + k >= n) {
       region_add(page, 1u);
-      room_add(page, n, actual, ~0u);
+      room_add(page, n, ~0u);
     }
   }
 
@@ -201,7 +199,7 @@ class fill : public heap<Config> {
         }
       }
     }
-    if (room != 0) { room_add(page, n, actual, room); }
+    if (room != 0) { room_add(page, n, room); }
     return before;
   }
 

@@ -11,7 +11,7 @@
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
 //   [region counters: 4 B x regions][super block counters: 4 B x blocks]
 //   [free-page bitmap: 1 bit per page, 64-bit words]
-//   [room counters: room_stripes x 160 B: pages with room per chunk count 2..8 and chunk alignment]
+//   [room counters: room_stripes sectors of 32 B: pages with room per chunk count 1..8]
 //   [class directory: 4 B x (classes x (slots + 1) + warp slots) + the dense-map flag, 4 B]
 //   [pad to 256][page 0][page 1] ... [page pages-1]
 //
@@ -34,7 +34,6 @@
 #include "../../detail/fixed_divisor.hpp"
 #include "../../detail/page_bitmap.hpp"
 #include "../../detail/platform.hpp"
-#include "../../detail/warp.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
 namespace creation::scatter_detail {
@@ -163,30 +162,15 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   static constexpr std::uint32_t block_shard_stride = 8;
 
   /// Pages with room are counted per chunk count m (chunks a page) for m <= room_max_spots
-  /// (fill.hpp, room_add; m = 1 is never counted: such a page with room is a free page) and per
-  /// chunk alignment (room_aligns: chunks whose lowest set bit is 16, 32, 64, 128, or 256 and
-  /// above), in room_stripes copies (stripe: the page's index modulo room_stripes), so that pages
-  /// filling at once do not all add to one word. The alignment tells apart the chunk sizes of one
-  /// chunk count that a request may not take: with 4 KiB pages, 3 chunks a page are 1360, 1344
-  /// or 1280 bytes (the largest multiple of a request's alignment, search.hpp class_of), and a
-  /// request of 1360 bytes takes none of the other two.
+  /// (fill.hpp, room_add; m = 1 is never counted: such a page with room is a free page), in
+  /// room_stripes copies, one 32-byte sector each (stripe: the page's index modulo room_stripes),
+  /// so that pages filling at once do not all add to one word.
   static constexpr std::uint32_t room_max_spots = 8;
-  static constexpr std::uint32_t room_aligns = 5;
   static constexpr std::uint32_t room_stripes = 128;
-  /// Words of one stripe (counter room_index(m, chunk) for m = 2 .. room_max_spots; a multiple of
-  /// 8: each stripe starts a 32-byte sector), and of all room counters.
-  static constexpr std::uint32_t room_stride = 40;
+  /// Words of one stripe (counter m - 1 for m = 1 .. room_max_spots), and of all room counters.
+  static constexpr std::uint32_t room_stride = 8;
   static constexpr std::uint32_t room_words = room_stripes * room_stride;
-  static_assert((room_max_spots - 1u) * room_aligns <= room_stride && room_stride % 8u == 0,
-                "heap: a stripe of room counters must hold every counted chunk count and alignment");
-
-  /// The room counter of pages of `spots` chunks of `chunk` bytes (2 <= spots <= room_max_spots;
-  /// chunk a multiple of 16) within a stripe.
-  DEVALLOC_HOST_DEVICE static std::uint32_t room_index(std::uint32_t spots, std::uint32_t chunk) noexcept
-  {
-    const std::uint32_t low = detail::lowest_bit(chunk);  // >= 4
-    return (spots - 2u) * room_aligns + (low < 8u ? low - 4u : 4u);
-  }
+  static_assert(room_max_spots <= room_stride, "heap: a stripe of room counters must hold every counted chunk count");
 
   /// Smallest pool (in bytes, from any address) that holds one page: alignment, header, one
   /// page's state, bitfield and region counter, one block counter's sector, bitmap word, room
@@ -307,13 +291,12 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint32_t* blockfull_ = nullptr;     // per super block, block_shards() counters: regions over the 90 % threshold
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
   detail::page_bitmap free_map_;           // per page: taken (split, multi-page, being opened or reset) or free
-  std::uint32_t* rooms_ =
-    nullptr;  // room_stripes x room_stride: pages with room per chunk count and alignment (room_add)
-  std::uint32_t* directory_ = nullptr;  // per class and slot: 1 + the page the slot's warps fill (0: none)
-  std::uint32_t slots_ = 1;             // directory slots per class
-  std::uint32_t warp_slots_ = 0;        // directory slots of whole-warp groups, after the class rows
-                                        // (then one class page per class: class_page(),
-                                        // then the dense-map flag: dense_map())
+  std::uint32_t* rooms_ = nullptr;         // room_stripes x room_stride: pages with room per chunk count (room_add)
+  std::uint32_t* directory_ = nullptr;     // per class and slot: 1 + the page the slot's warps fill (0: none)
+  std::uint32_t slots_ = 1;                // directory slots per class
+  std::uint32_t warp_slots_ = 0;           // directory slots of whole-warp groups, after the class rows
+                                           // (then one class page per class: class_page(),
+                                           // then the dense-map flag: dense_map())
   char* data_ = nullptr;
   char* data_end_ = nullptr;
   std::size_t meta_bytes_ = 0;

@@ -97,7 +97,6 @@ class search : public multi_page<Config> {
   using base::region_size;
   using base::regions_;
   using base::room_add;
-  using base::room_aligns;
   using base::room_max_spots;
   using base::room_stride;
   using base::room_stripes;
@@ -373,27 +372,16 @@ class search : public multi_page<Config> {
   {
     const std::uint32_t most = pagesize / size;   // chunks a page of the smallest accepted size holds
     if (most > room_max_spots) { return false; }  // not counted (room_answers)
-    const std::uint64_t largest64 = static_cast<std::uint64_t>(size) * wastefactor;
-    const std::uint32_t largest = largest64 >= pagesize ? pagesize : static_cast<std::uint32_t>(largest64);
-    const std::uint32_t least = pagesize / largest < 2u ? 2u : pagesize / largest;
-    const std::uint32_t align_bucket = detail::lowest_bit(align_of(size)) - 4u;  // chunks below it are not accepted
+    const std::uint64_t largest = static_cast<std::uint64_t>(size) * wastefactor;
+    std::uint32_t least = largest >= pagesize ? 1u : pagesize / static_cast<std::uint32_t>(largest);
+    if (least < 2u) { least = 2u; }
     for (std::uint32_t m = least; m <= most; ++m) {
-      // The chunk sizes of m chunks a page that the request accepts lie in [lo, hi]; a counter
-      // is asked if a multiple of its alignment does (an over-approximation: a counter asked in
-      // vain can only make the answer "room").
-      const std::uint32_t lo = pagesize / (m + 1u) + 1u > size ? pagesize / (m + 1u) + 1u : size;
-      const std::uint32_t hi = pagesize / m < largest ? pagesize / m : largest;
-      for (std::uint32_t t = align_bucket; t < room_aligns; ++t) {
-        const std::uint32_t step = min_chunk << t;
-        if ((hi & ~(step - 1u)) < lo) { continue; }
-        // Each counter on its own: a stripe sum that lags below 0 must not cancel another's room.
-        const std::uint32_t index = (m - 2u) * room_aligns + t;
-        std::uint32_t sum = 0;
-        for (std::uint32_t stripe = 0; stripe < room_stripes; ++stripe) {
-          sum += detail::atomic_load_relaxed(rooms_[stripe * room_stride + index]);
-        }
-        if (sum != 0) { return false; }
+      // Each count on its own: a stripe sum that lags below 0 must not cancel another's room.
+      std::uint32_t sum = 0;
+      for (std::uint32_t stripe = 0; stripe < room_stripes; ++stripe) {
+        sum += detail::atomic_load_relaxed(rooms_[stripe * room_stride + (m - 1u)]);
       }
+      if (sum != 0) { return false; }
     }
     return true;
   }
@@ -1207,7 +1195,7 @@ class search : public multi_page<Config> {
     if (count_of(before) + granted >= layout.spots) {
       region_add(page, 1u);
     } else {
-      room_add(page, layout.spots, cls, 1u);
+      room_add(page, layout.spots, 1u);
     }
   }
 
