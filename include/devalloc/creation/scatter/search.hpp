@@ -330,33 +330,9 @@ class search : public multi_page<Config> {
       first_pass = 1;
     }
     if constexpr (Config::resetfreedpages && max_span == 1u) {
-      if (room_answers(size)) {
-        // The counters lag the pages that other requests are opening and filling at this moment
-        // (their +1 and -1 a few RMWs apart): asked again after short pauses before the walk.
-        for (std::uint32_t look = 0;; ++look) {
-          if (no_room_for(size)) { return alloc_whole_page(cls, fresh); }
-          if (look == room_looks) { break; }
-          detail::pause_for(room_pause_ns << look);
-        }
-      }
+      if (no_room_for(size)) { return alloc_whole_page(cls, fresh); }
     }
     return walk(size, cls, fresh, first_pass);
-  }
-
-  /// Times alloc_last asks the room counters again, after pauses of room_pause_ns, twice that,
-  /// ..., before it walks (a 2048-byte request in the tail of a tight fill: sizes uniform in
-  /// 16-4096 B at 80 % fill, 280-380 requests a launch found room in the counters while the last
-  /// pages of their size were still filling, then walked every region: 23 ms, the launch's
-  /// length; H100 probe, results/gpu/2026-11-27_0581cba_H100/probe-0.8.log). A request that
-  /// finds real room (a page the directory rounds did not reach) waits at most 3.5 us more.
-  static constexpr std::uint32_t room_looks = 3;
-  static constexpr std::uint32_t room_pause_ns = 500;
-
-  /// Whether the room counters answer for a request of `size` bytes: every chunk size it accepts
-  /// holds at most room_max_spots chunks a page (no_room_for).
-  DEVALLOC_HOST_DEVICE static constexpr bool room_answers(std::uint32_t size) noexcept
-  {
-    return pagesize / size <= room_max_spots;
   }
 
   /// Whether no page of a chunk size that a request of `size` bytes accepts (accepts(): size ..
@@ -370,8 +346,8 @@ class search : public multi_page<Config> {
   /// 1385-2046 B that failed took 23 ms each on the H100; docs/scatter.md, "Failing fast").
   DEVALLOC_DEVICE bool no_room_for(std::uint32_t size) const noexcept
   {
-    const std::uint32_t most = pagesize / size;   // chunks a page of the smallest accepted size holds
-    if (most > room_max_spots) { return false; }  // not counted (room_answers)
+    const std::uint32_t most = pagesize / size;  // chunks a page of the smallest accepted size holds
+    if (most > room_max_spots) { return false; }
     const std::uint64_t largest = static_cast<std::uint64_t>(size) * wastefactor;
     std::uint32_t least = largest >= pagesize ? 1u : pagesize / static_cast<std::uint32_t>(largest);
     if (least < 2u) { least = 2u; }
