@@ -357,9 +357,9 @@ class Scatter : public scatter_detail::search<Config> {
 
   // Geometry of this heap (host and device; valid after init_heap).
   DEVALLOC_HOST_DEVICE std::uint32_t page_count() const noexcept { return pages_; }
-  using base::pages_per_block;
+  DEVALLOC_HOST_DEVICE std::uint32_t pages_per_block() const noexcept { return pages_per_block_; }
   DEVALLOC_HOST_DEVICE std::uint32_t block_count() const noexcept { return blocks_; }
-  using base::region_pages;
+  DEVALLOC_HOST_DEVICE std::uint32_t region_pages() const noexcept { return region_pages_; }
   DEVALLOC_HOST_DEVICE std::uint32_t region_count() const noexcept { return regions_count_; }
   /// Bytes of the page area: the largest request that can succeed.
   DEVALLOC_HOST_DEVICE std::size_t data_bytes() const noexcept { return static_cast<std::size_t>(data_end_ - data_); }
@@ -545,7 +545,7 @@ class Scatter : public scatter_detail::search<Config> {
             fail(where + "multi-page chunk: page +" + std::to_string(k) + " not reserved");
           }
           if (k != 0 && bits[page + k] != 0) { fail(where + "multi-page chunk: inner page with a page count"); }
-          ++full_pages[(page + k) / region_pages()];
+          ++full_pages[(page + k) / region_pages_];
         }
         page += run - 1;
         continue;
@@ -562,7 +562,7 @@ class Scatter : public scatter_detail::search<Config> {
       if (count == 0 && resetfreedpages) {
         fail(where + "stale chunk size " + std::to_string(chunk) + " on an empty page");
       }
-      if (count == layout.spots) { ++full_pages[page / region_pages()]; }
+      if (count == layout.spots) { ++full_pages[page / region_pages_]; }
       if (layout.span > 1u) {
         // A span: its other pages are marked (large_state, span_tail | distance); the region
         // counters count its first page only.
@@ -604,8 +604,8 @@ class Scatter : public scatter_detail::search<Config> {
       }
     }
     // Each counter of a super block's regions over the threshold (blockfull_of: region r in
-    // counter r mod block_shards()) equals the number of its regions that are.
-    const std::size_t words = static_cast<std::size_t>(blocks_) * block_shards() * block_shard_stride;
+    // counter r mod block_shards_) equals the number of its regions that are.
+    const std::size_t words = static_cast<std::size_t>(blocks_) * block_shards_ * block_shard_stride;
     std::vector<std::uint32_t> blockfull(words);
     detail::backend::copy_to_host(blockfull.data(), blockfull_, words * sizeof(std::uint32_t));
     std::vector<std::uint32_t> over(words, 0);
@@ -620,8 +620,8 @@ class Scatter : public scatter_detail::search<Config> {
     }
     for (std::size_t w = 0; w < words; w += block_shard_stride) {
       if (blockfull[w] != over[w]) {
-        fail("super block " + std::to_string(w / block_shard_stride / block_shards()) + ", counter " +
-             std::to_string(w / block_shard_stride % block_shards()) + ": " + std::to_string(blockfull[w]) +
+        fail("super block " + std::to_string(w / block_shard_stride / block_shards_) + ", counter " +
+             std::to_string(w / block_shard_stride % block_shards_) + ": " + std::to_string(blockfull[w]) +
              " regions counted over 90 % but " + std::to_string(over[w]) + " are");
       }
     }
@@ -796,7 +796,7 @@ class Scatter : public scatter_detail::search<Config> {
   using base::active_block_;
   using base::bitmasks_;
   using base::block_shard_stride;
-  using base::block_shards;
+  using base::block_shards_;
   using base::blockfull_;
   using base::blockfull_of;
   using base::blocks_;
@@ -807,6 +807,8 @@ class Scatter : public scatter_detail::search<Config> {
   using base::meta_bytes_;
   using base::page_data;
   using base::pages_;
+  using base::pages_per_block_;
+  using base::region_pages_;
   using base::region_size;
   using base::regions_;
   using base::regions_count_;

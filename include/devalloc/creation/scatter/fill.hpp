@@ -41,19 +41,18 @@ class fill : public heap<Config> {
 
   using base::active_block_;
   using base::bitmasks_;
-  using base::block_of;
   using base::block_regions;
   using base::block_shard_stride;
-  using base::block_shards;
+  using base::block_shards_;
   using base::blockfull_first;
   using base::blockfull_of;
   using base::free_map_;
   using base::max_block_shards;
   using base::page_data;
-  using base::pages_per_block;
+  using base::pages_per_block_;
   using base::pagesize;
   using base::region_of;
-  using base::region_pages;
+  using base::region_pages_;
   using base::region_size;
   using base::regions_;
   using base::room_max_spots;
@@ -85,7 +84,7 @@ class fill : public heap<Config> {
     std::uint32_t over = 0;
     DEVALLOC_UNROLL
     for (std::uint32_t s = 0; s < max_block_shards; ++s) {
-      if (s < block_shards()) { over += detail::atomic_load_relaxed(first[s * block_shard_stride]); }
+      if (s < block_shards_) { over += detail::atomic_load_relaxed(first[s * block_shard_stride]); }
     }
     return over >= block_regions(block);
   }
@@ -287,7 +286,7 @@ class fill : public heap<Config> {
   {
     detail::device_atomic<std::uint32_t> active(*active_block_);
     std::uint32_t current = active.load(detail::memory_order_relaxed);
-    const std::uint32_t block = block_of(page);
+    const std::uint32_t block = page / pages_per_block_;
     if (block == current) { return; }
     const std::uint32_t region = region_of(page);
     const std::uint32_t pages = region_size(region);

@@ -227,7 +227,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   /// Pages of super block `block` (the last one may be short).
   DEVALLOC_HOST_DEVICE std::uint32_t block_pages(std::uint32_t block) const noexcept
   {
-    return block + 1u == blocks_ ? pages_ - block * pages_per_block() : pages_per_block();
+    return block + 1u == blocks_ ? pages_ - block * pages_per_block_ : pages_per_block_;
   }
 
   /// Regions of super block `block`.
@@ -235,60 +235,52 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   {
     const std::uint32_t n = block_pages(block);
     const std::uint32_t whole = region_of(n);
-    return whole + (n != whole * region_pages());
+    return whole + (n != whole * region_pages_);
   }
 
   /// The counter of region `region`'s super block that counts it (region_add), and the super
-  /// block's first counter (block_over sums block_shards() of them, block_shard_stride apart).
+  /// block's first counter (block_over sums block_shards_ of them, block_shard_stride apart).
   DEVALLOC_HOST_DEVICE std::uint32_t* blockfull_of(std::uint32_t region) const noexcept
   {
-    const std::uint32_t block = block_of(region * region_pages());
-    const std::uint32_t shard = region - shard_div_.quotient(region) * block_shards();
-    return blockfull_ + (static_cast<std::size_t>(block) * block_shards() + shard) * block_shard_stride;
+    const std::uint32_t block = blocks_ == 1u ? 0u : block_div_.quotient(region * region_pages_);
+    const std::uint32_t shard = region - shard_div_.quotient(region) * block_shards_;
+    return blockfull_ + (static_cast<std::size_t>(block) * block_shards_ + shard) * block_shard_stride;
   }
 
-  DEVALLOC_HOST_DEVICE std::uint32_t region_pages() const noexcept { return region_div_.divisor(); }
-  DEVALLOC_HOST_DEVICE std::uint32_t pages_per_block() const noexcept { return block_div_.divisor(); }
-  /// Counters of regions over the pass-0 threshold a super block (blockfull_of).
-  DEVALLOC_HOST_DEVICE std::uint32_t block_shards() const noexcept { return shard_div_.divisor(); }
-
-  /// The super block of page `page`.
-  DEVALLOC_HOST_DEVICE std::uint32_t block_of(std::uint32_t page) const noexcept
-  {
-    return blocks_ == 1u ? 0u : block_div_.quotient(page);
-  }
-
-  /// The region of page `page` (page / region_pages() without a divide instruction: the fill
+  /// The region of page `page` (page / region_pages_ without a divide instruction: the fill
   /// accounting asks at every page that fills or empties, and each division took about 20
   /// instructions and their registers in every allocating kernel).
   DEVALLOC_HOST_DEVICE std::uint32_t region_of(std::uint32_t page) const noexcept { return region_div_.quotient(page); }
 
   /// Sets the geometry's counts and their divisors (init_heap).
-  void set_geometry(std::uint32_t pages, std::uint32_t per_block, std::uint32_t blocks, std::uint32_t per_region,
-                    std::uint32_t regions, std::uint32_t shards) noexcept
+  void set_geometry(std::uint32_t pages, std::uint32_t pages_per_block, std::uint32_t blocks,
+                    std::uint32_t region_pages, std::uint32_t regions, std::uint32_t block_shards) noexcept
   {
     pages_ = pages;
+    pages_per_block_ = pages_per_block;
     blocks_ = blocks;
+    region_pages_ = region_pages;
     regions_count_ = regions;
-    region_div_ = detail::fixed_divisor<std::uint32_t>(per_region);
-    block_div_ = detail::fixed_divisor<std::uint32_t>(per_block);
-    shard_div_ = detail::fixed_divisor<std::uint32_t>(shards);
+    block_shards_ = block_shards;
+    region_div_ = detail::fixed_divisor<std::uint32_t>(region_pages);
+    block_div_ = detail::fixed_divisor<std::uint32_t>(pages_per_block);
+    shard_div_ = detail::fixed_divisor<std::uint32_t>(block_shards);
   }
   DEVALLOC_HOST_DEVICE std::uint32_t* blockfull_first(std::uint32_t block) const noexcept
   {
-    return blockfull_ + static_cast<std::size_t>(block) * block_shards() * block_shard_stride;
+    return blockfull_ + static_cast<std::size_t>(block) * block_shards_ * block_shard_stride;
   }
 
   DEVALLOC_HOST_DEVICE std::uint32_t region_size(std::uint32_t region) const noexcept
   {
-    const std::uint32_t first = region * region_pages();
-    return pages_ - first < region_pages() ? pages_ - first : region_pages();
+    const std::uint32_t first = region * region_pages_;
+    return pages_ - first < region_pages_ ? pages_ - first : region_pages_;
   }
 
   std::uint64_t* states_ = nullptr;        // per page: chunk size << 32 | fill count
   std::uint32_t* bitmasks_ = nullptr;      // per page: usage bits / segment-full marks / run length
   std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
-  std::uint32_t* blockfull_ = nullptr;     // per super block, block_shards() counters: regions over the 90 % threshold
+  std::uint32_t* blockfull_ = nullptr;     // per super block, block_shards_ counters: regions over the 90 % threshold
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
   detail::page_bitmap free_map_;           // per page: taken (split, multi-page, being opened or reset) or free
   std::uint32_t* rooms_ = nullptr;         // room_stripes x room_stride: pages with room per chunk count (room_add)
@@ -301,11 +293,15 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   char* data_end_ = nullptr;
   std::size_t meta_bytes_ = 0;
   std::uint32_t pages_ = 0;
+  std::uint32_t pages_per_block_ = 0;
   std::uint32_t blocks_ = 0;
+  std::uint32_t region_pages_ = 1;
   std::uint32_t regions_count_ = 0;
-  // Pages a region, pages a super block, and counters a super block (min(pages_per_block() /
-  // region_pages(), max_block_shards)), each kept as its divisor (region_of, block_of,
-  // blockfull_of: no divide instruction where a page or region is placed).
+  // min(pages_per_block_ / region_pages_, max_block_shards), kept rather than derived where it is
+  // used: blockfull_of runs whenever an allocation or a free moves a region across the threshold,
+  // and the derivation would add a division by a runtime value there.
+  std::uint32_t block_shards_ = 1;
+  // Divisors by region_pages_, pages_per_block_ and block_shards_ (region_of, blockfull_of).
   detail::fixed_divisor<std::uint32_t> region_div_;
   detail::fixed_divisor<std::uint32_t> block_div_;
   detail::fixed_divisor<std::uint32_t> shard_div_;

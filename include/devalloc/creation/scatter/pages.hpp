@@ -46,7 +46,7 @@ class multi_page : public fill<Config> {
   using base::pagesize;
   using base::region_add;
   using base::region_of;
-  using base::region_pages;
+  using base::region_pages_;
   using base::region_size;
   using base::region_sub;
   using base::regions_;
@@ -128,7 +128,7 @@ class multi_page : public fill<Config> {
     std::uint32_t page = first;
     while (page < end) {
       const std::uint32_t region = region_of(page);
-      const std::uint64_t region_end = static_cast<std::uint64_t>(region) * region_pages() + region_size(region);
+      const std::uint64_t region_end = static_cast<std::uint64_t>(region) * region_pages_ + region_size(region);
       const auto upto = static_cast<std::uint32_t>(region_end < end ? region_end : end);
       if (add) {
         region_add(page, upto - page);

@@ -89,11 +89,11 @@ class search : public multi_page<Config> {
   using base::over_threshold;
   using base::page_data;
   using base::pages_;
-  using base::pages_per_block;
+  using base::pages_per_block_;
   using base::pagesize;
   using base::region_add;
   using base::region_of;
-  using base::region_pages;
+  using base::region_pages_;
   using base::region_size;
   using base::regions_;
   using base::room_add;
@@ -924,7 +924,7 @@ class search : public multi_page<Config> {
   DEVALLOC_DEVICE void* search_block(std::uint32_t block, std::uint32_t size, const page_layout& fresh,
                                      std::uint32_t cls, std::uint64_t hash, bool exhaustive) const noexcept
   {
-    const std::uint32_t first = block * pages_per_block();
+    const std::uint32_t first = block * pages_per_block_;
     const std::uint32_t n = block_pages(block);
     std::uint32_t pos = static_cast<std::uint32_t>(hash % n);
     std::uint32_t left = n;
@@ -932,13 +932,13 @@ class search : public multi_page<Config> {
     while (left > 0) {
       const std::uint32_t page = first + pos;
       const std::uint32_t region = region_of(page);
-      const std::uint32_t in_region = region_size(region);
-      const std::uint32_t region_end = region * region_pages() + in_region;  // within this block
+      const std::uint32_t region_pages = region_size(region);
+      const std::uint32_t region_end = region * region_pages_ + region_pages;  // within this block
       std::uint32_t span = region_end - page;
       if (span > left) { span = left; }
       const std::uint32_t full = detail::atomic_load_relaxed(regions_[region]);
       // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
-      const bool usable = exhaustive ? full < in_region : !over_threshold(full, in_region);
+      const bool usable = exhaustive ? full < region_pages : !over_threshold(full, region_pages);
       if (usable) {
         // The states of walk_batch pages are read together (independent loads, one latency), and
         // only the pages that may serve are tried (may_serve): near a full heap a walk that read
