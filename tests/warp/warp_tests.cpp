@@ -440,5 +440,32 @@ TEST(PageBitmap, ClaimsHandOutEveryUnitOnceOnMapsOfAnySize)
   }
 }
 
+TEST(PageBitmap, ClaimTakesTheWantedFreeUnitsOfTheStartWordAroundTakenOnes)
+{
+  // claim_some starts with a blind fetch_or at start's bit: units that were taken already must
+  // not be handed out, and the rest of the wanted units come from the same word's free bits.
+  const std::uint64_t taken_before = 0x00000000F0F0F0F0ull;  // units 4-7, 12-15, 20-23, 28-31
+  std::vector<std::uint64_t> words{taken_before, 0};
+  const detail::page_bitmap map(words.data(), 128);
+  const auto claim = map.claim_some(4u, 6u, map.word_count());  // start on a taken unit
+  ASSERT_EQ(claim.word, 0u);
+  EXPECT_EQ(detail::popcount64(claim.bits), 6u);
+  EXPECT_EQ(claim.bits & taken_before, 0u) << std::hex << claim.bits;
+  EXPECT_EQ(words[0], taken_before | claim.bits);
+  EXPECT_EQ(claim.used, detail::popcount64(taken_before) + 6u);
+  EXPECT_EQ(words[1], 0u);
+  // Wrapping inside a free word: units 62, 63, then 0, 1 of word 1 (units 126, 127, 64, 65).
+  const auto wrapped = map.claim_some(64u + 62u, 4u, map.word_count());
+  ASSERT_EQ(wrapped.word, 1u);
+  EXPECT_EQ(wrapped.bits, (std::uint64_t{3} << 62) | 3u);
+  // A full start word: the claim moves on to the next word with free units.
+  std::vector<std::uint64_t> full{~std::uint64_t{0}, ~std::uint64_t{0} ^ (std::uint64_t{1} << 9), 0};
+  const detail::page_bitmap map2(full.data(), 192);
+  const auto moved = map2.claim_some(3u, 2u, map2.word_count());
+  ASSERT_EQ(moved.word, 1u);
+  EXPECT_EQ(moved.bits, std::uint64_t{1} << 9);
+  EXPECT_EQ(full[0], ~std::uint64_t{0});
+}
+
 }  // namespace
 }  // namespace devalloc::testing

@@ -7,10 +7,12 @@
 // its free-page map (docs/scatter.md, "Free pages"); reusable by any policy that hands out units
 // of a fixed size one at a time or in runs.
 //
-//   * claim_one  — one clear bit near a start position: reads a few words at once (independent
-//                  loads, about one memory latency), takes a clear bit of the first word that has
-//                  one by fetch_or; a lost race retries in the same word with the value the
-//                  fetch_or returned (lock-free: each failure shows a bit someone else took).
+//   * claim_one  — one clear bit near a start position (claim_some for one unit): a blind fetch_or
+//                  at the start position first (one latency where the map is free there), else
+//                  the next words read a few at once (independent loads, about one memory
+//                  latency) and a clear bit of the first word that has one taken by fetch_or; a
+//                  lost race retries in the same word with the value the fetch_or returned
+//                  (lock-free: each failure shows a bit someone else took).
 //   * claim_run  — n consecutive units from a given first unit: fetch_or word by word, rolled back
 //                  on the first conflict (a unit that was already taken).
 //   * find_run   — n consecutive clear bits from a start word onwards (runs may cross words; a
@@ -136,48 +138,51 @@ class page_bitmap {
     std::uint32_t used = 0;  ///< taken units of `word` right after the claim (a sample of the map's fill)
   };
 
-  /// Device. Claims up to `want` (1..64) free units of one word with one fetch_or: the first word
-  /// with a free unit, looking at up to `max_words` words from the word of `start` (as
-  /// claim_one), the free bits taken from start's bit onwards (cyclically). `bits` may hold fewer
-  /// than `want` (the word had fewer, or others took some meanwhile); the caller asks again.
-  /// Consecutive units in one word: the states and pages the caller then touches are neighbours.
+  /// Device. Claims up to `want` (1..64) free units of one word: the start word first, blind (a
+  /// fetch_or of the `want` bits from start's bit onwards, cyclically, without reading the word
+  /// first: a bit that was taken already stays taken and is not the caller's), then, knowing the
+  /// word from that fetch_or's value, the rest of its free bits up to `want`; if the start word
+  /// had none, the first word with a free unit among up to `max_words` - 1 words after it
+  /// (`batch` read per memory latency; its free bits taken from start's bit onwards, cyclically,
+  /// with one fetch_or). `bits` may hold fewer than `want` (the word had fewer, or others took
+  /// some meanwhile); the caller asks again. Consecutive units in one word: the states and pages
+  /// the caller then touches are neighbours. Where the start word is free around start's bit (a
+  /// map that is not full there) the claim is one atomic's latency instead of a read's and an
+  /// atomic's.
   DEVALLOC_DEVICE word_claim claim_some(std::uint32_t start, std::uint32_t want, std::uint32_t max_words) const noexcept
   {
-    if (count_ == 0 || want == 0) { return {none, 0}; }
+    if (count_ == 0 || want == 0 || max_words == 0) { return {none, 0}; }
     std::uint32_t w = (start % units_) / 64u;
     const unsigned rotate = start % 64u;
     if (max_words > count_) { max_words = count_; }
-    for (std::uint32_t seen = 0; seen < max_words; seen += batch) {
+    const std::uint32_t n = want < 64u ? want : 64u;
+    // The blind claim: bits rotate .. rotate + n - 1 (wrapping to bit 0) of the start word.
+    const std::uint64_t upper = bit_range64(rotate, n < 64u - rotate ? n : 64u - rotate);
+    const std::uint64_t blind = (upper | (n > 64u - rotate ? bit_range64(0, n - (64u - rotate)) : 0u)) & valid(w);
+    const std::uint64_t before = device_atomic<std::uint64_t>(words_[w]).fetch_or(blind, memory_order_acquire);
+    std::uint64_t value = before | blind;
+    std::uint64_t got = blind & ~before;  // the blind bits that were free: the caller's now
+    const std::uint32_t have = popcount64(got);
+    if (have < n) { got |= take_free(w, value, n - have, rotate); }
+    if (got != 0) { return {w, got, popcount64(value)}; }
+    // The start word is full: the words after it, `batch` at a time.
+    for (std::uint32_t seen = 1; seen < max_words; seen += batch) {
       std::uint64_t values[batch];
       DEVALLOC_UNROLL
       for (std::uint32_t j = 0; j < batch; ++j) {
-        const std::uint32_t wj = wrap(w + j);
+        const std::uint32_t wj = wrap(w + 1u + j);
         values[j] = seen + j < max_words ? atomic_load_relaxed(words_[wj]) : ~std::uint64_t{0};
       }
       for (std::uint32_t j = 0; j < batch; ++j) {
-        const std::uint32_t wj = wrap(w + j);
-        std::uint64_t value = values[j];
-        for (unsigned tries = 0; tries < 64u; ++tries) {
-          const std::uint64_t free_bits = ~value & valid(wj);
-          if (free_bits == 0) { break; }
-          // The first `want` free bits from `rotate` upwards, then from bit 0.
-          const std::uint64_t above = free_bits & ~bit_range64(0, rotate);
-          std::uint64_t mask = 0;
-          std::uint32_t taken = 0;
-          for (std::uint64_t f = above; f != 0 && taken < want; f &= f - 1u, ++taken) { mask |= f & (0u - f); }
-          for (std::uint64_t f = free_bits & ~above; f != 0 && taken < want; f &= f - 1u, ++taken) {
-            mask |= f & (0u - f);
-          }
-          value = device_atomic<std::uint64_t>(words_[wj]).fetch_or(mask, memory_order_acquire);
-          const std::uint64_t got = mask & ~value;
-          if (got != 0) { return {wj, got, popcount64(value | got)}; }
-        }
+        const std::uint32_t wj = wrap(w + 1u + j);
+        std::uint64_t known = values[j];
+        const std::uint64_t bits = take_free(wj, known, n, rotate);
+        if (bits != 0) { return {wj, bits, popcount64(known)}; }
       }
       w = wrap(w + batch);
     }
     return {none, 0};
   }
-
   /// Device. Claims unit u if it is free.
   DEVALLOC_DEVICE bool claim_unit(std::uint32_t u) const noexcept
   {
@@ -313,6 +318,29 @@ class page_bitmap {
   }
 
  private:
+  /// Takes up to `want` of the free bits of word `w` whose value the caller last saw as `value`
+  /// (the first free bits from bit `rotate` upwards, then from bit 0) with one fetch_or, again
+  /// with the returned value while others took the chosen bits first (at most 64 times). Returns
+  /// the bits taken (0: the word had no free unit); `value` ends as the word's last value seen,
+  /// the bits taken included.
+  DEVALLOC_DEVICE std::uint64_t take_free(std::uint32_t w, std::uint64_t& value, std::uint32_t want,
+                                          unsigned rotate) const noexcept
+  {
+    for (unsigned tries = 0; tries < 64u; ++tries) {
+      const std::uint64_t free_bits = ~value & valid(w);
+      if (free_bits == 0) { return 0; }
+      const std::uint64_t above = free_bits & ~bit_range64(0, rotate);
+      std::uint64_t mask = 0;
+      std::uint32_t taken = 0;
+      for (std::uint64_t f = above; f != 0 && taken < want; f &= f - 1u, ++taken) { mask |= f & (0u - f); }
+      for (std::uint64_t f = free_bits & ~above; f != 0 && taken < want; f &= f - 1u, ++taken) { mask |= f & (0u - f); }
+      const std::uint64_t before = device_atomic<std::uint64_t>(words_[w]).fetch_or(mask, memory_order_acquire);
+      value = before | mask;
+      const std::uint64_t got = mask & ~before;
+      if (got != 0) { return got; }
+    }
+    return 0;
+  }
   /// w % count_ for w < count_ + batch, without a division where count_ >= batch (a division per
   /// word read was 1.5 % of the instructions of Scatter's alloc kernel under mixed sizes).
   DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE std::uint32_t wrap(std::uint32_t w) const noexcept

@@ -448,6 +448,8 @@ class search : public multi_page<Config> {
   }
 
   enum class round_result { served, again, no_free_page };
+  /// directory_round: set in an opener's share lanes when its page went into a small group's slot.
+  static constexpr std::uint32_t offer_class_bit = 1u << 31;
 
   /// One round of the directory path for the lanes of the warp that call it together (any subset
   /// of a warp, `arrived`), in groups by class `cls`. Each group's leader reads its slot and
@@ -492,16 +494,20 @@ class search : public multi_page<Config> {
     bool moved = false;            // the slot changed meanwhile: the want lanes try again with its page
     if (rank == 0 && want != 0) {
       seen_entry = entry.load(detail::memory_order_relaxed);
+      // A small group's class page and the dense-map flag are loaded with the slot (their loads in
+      // flight together), in case the slot's page serves nobody.
+      const bool small = want < fine_group;
+      const std::uint32_t class_seen = small ? detail::atomic_load_relaxed(class_page(cls)) : 0u;
+      const std::uint32_t dense_seen = small ? detail::atomic_load_relaxed(dense_map()) : 0u;
       reserve_on_entry(seen_entry, cls, fresh, want, grant_page, grant);
-      if (grant == 0 && want < fine_group && (seen_entry == 0 || detail::atomic_load_relaxed(dense_map()) != 0u)) {
+      if (grant == 0 && small && (seen_entry == 0 || dense_seen != 0u)) {
         // The slot's page served nobody (an empty slot; a full page while the map is dense): the
         // class page, if it names another page of the class with room; the slot then names that
         // page too. So a class opens a new page only when its class page is full as well: a
         // sparse class fills one page at a time. (Only for empty slots, each slot of a sparse
         // class opened a page of its own once the class page filled: 7 nullptr of 65 536 in the
         // census test, H100; so full slots come here too once the map is dense.)
-        detail::device_atomic<std::uint32_t> shared(class_page(cls));
-        const std::uint32_t other = shared.load(detail::memory_order_relaxed);
+        const std::uint32_t other = class_seen;
         if (other != 0 && other != seen_entry) {
           reserve_on_entry(other, cls, fresh, want, grant_page, grant);
           if (grant != 0 && entry.compare_exchange_strong(seen_entry, other, detail::memory_order_relaxed,
@@ -529,6 +535,13 @@ class search : public multi_page<Config> {
     std::uint32_t page = detail::page_bitmap::none;
     std::uint32_t in_share = 0;  // the lane's index in its share (lanes without a grant)
     bool retry = false;          // the lane's share is the part-filled one and the slot moved
+    // The page this lane opened (none: none), its state before the open (the count: transient
+    // +1s), and the share's lanes, with offer_class_bit set if the page went into a small group's
+    // slot (then it goes into the class page too). Not read before the bit claims, so that the
+    // open's returned value is not waited for before them.
+    std::uint32_t opened = detail::page_bitmap::none;
+    std::uint64_t opened_state = 0;
+    std::uint32_t opened_lanes = 0;
     // Nothing more to do together when every lane has a grant (one size a warp, mostly); the
     // shares below are worked out only past this test (computed before it, they cost 2^20
     // threads x 16 B 8 % in the benchmark's own kernel).
@@ -643,8 +656,13 @@ class search : public multi_page<Config> {
             page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
           }
         }
-        if (page < pages_) { open_page(page, cls, fresh, share_lanes); }
-        if (installed) { offer(class_page(cls), page, cls, fresh.spots); }
+        // The page's chunk size and reservations now; its counter and the class page after the
+        // share's bit claims (below), so that the members' claims do not wait for them.
+        if (page < pages_) {
+          opened = page;
+          opened_state = publish_open(page, cls, fresh, share_lanes);
+          opened_lanes = share_lanes | (installed ? offer_class_bit : 0u);
+        }
       }
       // The share's first lane opened the page (and zeroed a hierarchical page's words) before
       // its members claim bits; it also tells them if it gave the page back.
@@ -683,6 +701,13 @@ class search : public multi_page<Config> {
     if (spot_page != detail::page_bitmap::none) {
       out = take_spot(spot_page, cls, fresh, index);
       if (out != nullptr) { result = round_result::served; }
+    }
+    // The opener's bookkeeping, off its share's path: before, the members' bit claims waited for
+    // the open's returned count and the class page's load, state load and CAS (docs/scatter.md,
+    // Search, "The opener's bookkeeping after the bit claims").
+    if (opened != detail::page_bitmap::none) {
+      count_opened(opened, fresh, opened_lanes & ~offer_class_bit, count_of(opened_state));
+      if ((opened_lanes & offer_class_bit) != 0u) { offer(class_page(cls), opened, cls, fresh.spots); }
     }
     return result;
   }
@@ -1154,6 +1179,28 @@ class search : public multi_page<Config> {
   DEVALLOC_DEVICE void open_page(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
                                  std::uint32_t granted) const noexcept
   {
+    count_opened(page, layout, granted, count_of(publish_open(page, cls, layout, granted)));
+  }
+
+  /// open_page in two halves, for a caller with other work to overlap (directory_round: the
+  /// bit claims of the share's lanes): publish_open gives the page its chunk size and the
+  /// `granted` reservations and returns the state before (its count: transient +1s of stale
+  /// reservers);
+  /// count_opened, given that count, adds the page to its region counter (full) or room counter.
+  /// The counters are hints read by searches that run meanwhile (pass 0's region skip, the room
+  /// counters' no_room_for); at rest they are exact (invariants R1, 7) once both halves ran.
+  DEVALLOC_DEVICE void count_opened(std::uint32_t page, const page_layout& layout, std::uint32_t granted,
+                                    std::uint32_t count_before) const noexcept
+  {
+    if (count_before + granted >= layout.spots) {
+      region_add(page, 1u);
+    } else {
+      room_add(page, layout.spots, 1u);
+    }
+  }
+  DEVALLOC_DEVICE std::uint64_t publish_open(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
+                                             std::uint32_t granted) const noexcept
+  {
     DEVALLOC_PROBE(open_won);
     detail::device_atomic<std::uint64_t> state(states_[page]);
     if (layout.hierarchical) {
@@ -1168,11 +1215,7 @@ class search : public multi_page<Config> {
     const std::uint64_t before =
       state.fetch_add(pack(cls, granted), layout.hierarchical || layout.spans() ? detail::memory_order_release
                                                                                 : detail::memory_order_relaxed);
-    if (count_of(before) + granted >= layout.spots) {
-      region_add(page, 1u);
-    } else {
-      room_add(page, layout.spots, 1u);
-    }
+    return before;
   }
 
   // ---------------------------------------------------------------------------------------------
