@@ -704,7 +704,7 @@ class search : public multi_page<Config> {
     }
     // The opener's bookkeeping, off its share's path: before, the members' bit claims waited for
     // the open's returned count and the class page's load, state load and CAS (docs/scatter.md,
-    // Search, "The opener's bookkeeping after the bit claims").
+    // "Fewer latencies on the page-opening path").
     if (opened != detail::page_bitmap::none) {
       count_opened(opened, fresh, opened_lanes & ~offer_class_bit, count_of(opened_state));
       if ((opened_lanes & offer_class_bit) != 0u) { offer(class_page(cls), opened, cls, fresh.spots); }
@@ -1185,8 +1185,8 @@ class search : public multi_page<Config> {
   /// open_page in two halves, for a caller with other work to overlap (directory_round: the
   /// bit claims of the share's lanes): publish_open gives the page its chunk size and the
   /// `granted` reservations and returns the state before (its count: transient +1s of stale
-  /// reservers);
-  /// count_opened, given that count, adds the page to its region counter (full) or room counter.
+  /// reservers); count_opened, given that count, adds the page to its region counter (full) or
+  /// room counter.
   /// The counters are hints read by searches that run meanwhile (pass 0's region skip, the room
   /// counters' no_room_for); at rest they are exact (invariants R1, 7) once both halves ran.
   DEVALLOC_DEVICE void count_opened(std::uint32_t page, const page_layout& layout, std::uint32_t granted,
