@@ -183,6 +183,7 @@ class page_bitmap {
     }
     return {none, 0};
   }
+
   /// Device. Claims unit u if it is free.
   DEVALLOC_DEVICE bool claim_unit(std::uint32_t u) const noexcept
   {
