@@ -258,13 +258,16 @@ TEST(ScatterSearch, ARequestOfMoreThanHalfAPageLooksOnlyAtTheFreePageMap)
 /// What requests that only pages of few chunks accept did on a heap of full two-chunk pages:
 /// first with no room anywhere, then with one chunk freed.
 struct few_chunks_on_full_heap {
-  std::uintptr_t full = 1;             ///< an 1100-byte request on the full heap (0: nullptr)
-  unsigned long long full_walks = 0;   ///< probe::walk during it
-  unsigned long long full_whole = 0;   ///< probe::whole_page during it
-  std::uint32_t freed_page = 0;        ///< the page one chunk was freed on
-  std::uint32_t page = ~0u;            ///< page an 1100-byte request got after that free
-  std::uintptr_t again = 1;            ///< one more 1100-byte request (0: nullptr)
-  unsigned long long again_walks = 0;  ///< probe::walk during it
+  std::uintptr_t full = 1;               ///< an 1100-byte request on the full heap (0: nullptr)
+  unsigned long long full_walks = 0;     ///< probe::walk during it
+  unsigned long long full_whole = 0;     ///< probe::whole_page during it
+  std::uint32_t freed_page = 0;          ///< the page one chunk was freed on
+  std::uint32_t page = ~0u;              ///< page an 1100-byte request got after that free
+  unsigned long long found_stripes = 0;  ///< probe::room_stripe during that request
+  unsigned long long found_walks = 0;    ///< probe::walk during it
+  unsigned long long found_whole = 0;    ///< probe::whole_page during it
+  std::uintptr_t again = 1;              ///< one more 1100-byte request (0: nullptr)
+  unsigned long long again_walks = 0;    ///< probe::walk during it
 };
 
 few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
@@ -290,8 +293,12 @@ few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
     if (c.page_of(reinterpret_cast<void*>(p)) == r.freed_page && second_half) { single_dealloc(allocator, p); }
   }
   EXPECT_EQ(c.check_invariants_host(), "");
+  probe_testing::clear();
   const std::uintptr_t got = single_alloc(allocator, 1100);
   if (got != 0) { r.page = c.page_of(reinterpret_cast<void*>(got)); }
+  r.found_stripes = seen(probe::room_stripe);
+  r.found_walks = seen(probe::walk);
+  r.found_whole = seen(probe::whole_page);
   probe_testing::clear();
   r.again = single_alloc(allocator, 1100);
   r.again_walks = seen(probe::walk);
@@ -306,8 +313,8 @@ few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
 // The room counters (fill.hpp, room_add) tell a request that only pages of few chunks accept that
 // none of them has room: it looks through the free-page map and fails without the walk, which
 // read every page's state for each failing request (sizes uniform in 16-4096 B at 80 % fill:
-// 23 ms a failing request, H100). A chunk freed anywhere makes the counters say so, and the walk
-// then finds it.
+// 23 ms a failing request, H100). A chunk freed anywhere makes the counters of its page's stripe
+// say so, and the request reads the pages of that stripe alone (alloc_counted), not the heap.
 TEST(ScatterSearch, ARequestWithNoRoomInPagesOfFewChunksFailsWithoutAWalk)
 {
   const few_chunks_on_full_heap r = two_chunk_pages_then_smaller_requests();
@@ -315,6 +322,9 @@ TEST(ScatterSearch, ARequestWithNoRoomInPagesOfFewChunksFailsWithoutAWalk)
   EXPECT_EQ(r.full_walks, 0u) << "no walk over the heap's page states";
   EXPECT_EQ(r.full_whole, 1u) << "the failing request must look through the free-page map once";
   EXPECT_EQ(r.page, r.freed_page) << "the freed 2048-byte chunk, wherever it is, must serve an 1100-byte request";
+  EXPECT_LE(r.found_stripes, 1u) << "only the freed page's stripe has room: its pages alone are read";
+  EXPECT_EQ(r.found_walks, 0u) << "no walk over the heap's page states";
+  EXPECT_EQ(r.found_whole, 0u) << "the room was found before the free-page map";
   EXPECT_EQ(r.again, 0u) << "that chunk was the only room";
   EXPECT_EQ(r.again_walks, 0u);
 }

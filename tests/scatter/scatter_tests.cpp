@@ -661,7 +661,7 @@ TEST(ScatterFailureClasses, LoneRequestOverHalfAPageTakesTheOneFreePage)
   // Every page holds a chunk of a page but one, far from where the map's words fill first. A lone
   // request of more than half a page (one chunk a page) can be served by that page only. Its
   // directory rounds look at a few map words from hashed starts and most likely miss it; then
-  // the whole map is looked through (alloc_whole_page) and the page opened for the request alone
+  // the whole map is looked through (alloc_counted) and the page opened for the request alone
   // (open_for_one, a one-chunk page opened full): whatever path serves it, it must get that page,
   // its page must say one chunk of its class, and the heap is full again after it.
   Default allocator(scale::heap);

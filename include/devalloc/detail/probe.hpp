@@ -41,16 +41,18 @@ enum event : unsigned {
   whole_page,       ///< Scatter: a request of more than half a page looked through the whole free-page map
   whole_span,       ///< Scatter: a request of a span class looked through the whole free-page map for a group
   open_full,        ///< Scatter: a page of one chunk opened full for its request (no bit claim)
+  room_stripe,      ///< Scatter: a request of few chunks a page read the pages of one stripe the room counters named
   count             ///< number of events
 };
 
 /// Name of an event, for reports.
 constexpr const char* name(unsigned e) noexcept
 {
-  constexpr const char* names[] = {
-    "alloc_chunk",   "page_try",    "pass1",          "open_won",    "open_lost",  "open_wait",   "reserve",
-    "reserve_short", "claim_retry", "segment_skip",   "free_chunk",  "page_reset", "region_skip", "walk",
-    "map_empty",     "round_again", "directory_scan", "follow_slot", "whole_page", "whole_span",  "open_full"};
+  constexpr const char* names[] = {"alloc_chunk", "page_try",       "pass1",         "open_won",    "open_lost",
+                                   "open_wait",   "reserve",        "reserve_short", "claim_retry", "segment_skip",
+                                   "free_chunk",  "page_reset",     "region_skip",   "walk",        "map_empty",
+                                   "round_again", "directory_scan", "follow_slot",   "whole_page",  "whole_span",
+                                   "open_full",   "room_stripe"};
   return e < count ? names[e] : "?";
 }
 

@@ -308,10 +308,10 @@ class search : public multi_page<Config> {
   ///     request goes on as its class without spans (single_page_class). In this order a heap
   ///     filled by one worker gives exactly count_free_chunks' count.
   ///   * A class of one chunk a page (more than half a page): every chunk size it accepts holds
-  ///     one chunk a page or is a span, so a free page (alloc_whole_page: the whole map) or a
-  ///     span of a larger class with room (the walk's exhaustive pass 1 alone) can serve it.
-  ///   * A request that only chunk sizes of few chunks a page accept, while no page of theirs has
-  ///     room (no_room_for): a free page, as above; the walk would read every page to find none.
+  ///     one chunk a page or is a span, so a free page (alloc_counted: the whole map) or a span
+  ///     of a larger class with room (the walk's exhaustive pass 1 alone) can serve it.
+  ///   * A request that only chunk sizes of few chunks a page accept: the pages the room
+  ///     counters name, then a free page (alloc_counted), never the walk.
   ///   * Else the walk, both passes.
   DEVALLOC_DEVICE void* alloc_last(std::uint32_t size, std::uint32_t cls, page_layout fresh) const noexcept
   {
@@ -323,43 +323,123 @@ class search : public multi_page<Config> {
       cls = single_page_class(size);
       fresh = layout_of(cls);
     }
-    std::uint32_t first_pass = 0;
-    if (Config::resetfreedpages && fresh.spots == 1u) {
-      void* p = alloc_whole_page(cls, fresh);
-      if (p != nullptr || max_span == 1u) { return p; }
-      first_pass = 1;
+    if constexpr (Config::resetfreedpages) {
+      const bool counted = max_span == 1u && pagesize / size <= room_max_spots;
+      if (fresh.spots == 1u || counted) {
+        void* p = alloc_counted(size, cls, fresh);
+        if (p != nullptr || fresh.spots != 1u || max_span == 1u) { return p; }
+        return walk(size, cls, fresh, 1u);
+      }
     }
-    if constexpr (Config::resetfreedpages && max_span == 1u) {
-      if (no_room_for(size)) { return alloc_whole_page(cls, fresh); }
-    }
-    return walk(size, cls, fresh, first_pass);
+    return walk(size, cls, fresh, 0u);
   }
 
-  /// Whether no page of a chunk size that a request of `size` bytes accepts (accepts(): size ..
-  /// size x wastefactor) has room, by the room counters (fill.hpp, room_add): asked only where
-  /// every such chunk size holds at most room_max_spots chunks a page (a request of more than
-  /// pagesize / (room_max_spots + 1) bytes); true when the counter of each of their chunk counts
-  /// sums to 0 over its stripes. Then only a free page can serve the request. A snapshot, exact
-  /// at rest: a page that gains room while the counters are read may be missed, as the walk
-  /// misses a page that gains room behind it. Before, such a request in a full heap walked every
-  /// region that was not full (sizes uniform in 16-4096 B at 80 % fill: the requests of
-  /// 1385-2046 B that failed took 23 ms each on the H100; docs/scatter.md, "Failing fast").
-  DEVALLOC_DEVICE bool no_room_for(std::uint32_t size) const noexcept
+  /// A request that the directory rounds and scans did not serve, of more than half a page (one
+  /// chunk a page) or, with the room counters (max_span 1), of more than pagesize /
+  /// (room_max_spots + 1) bytes: every chunk size it accepts (accepts(): size .. size x
+  /// wastefactor) holds m = 1 .. room_max_spots chunks a page. The room counters (fill.hpp,
+  /// room_add) count the pages of m >= 2 chunks with room per stripe (page mod room_stripes); a
+  /// page of one chunk with room is a free page (resetfreedpages). So, instead of the walk over
+  /// every page:
+  ///   1. the first walk_batch pages of the walk (from eq. (3)'s page): in a roomy heap one of
+  ///      them serves, a page of the class with room or a free page, as the walk's did;
+  ///   2. the pages of each stripe whose counters of the request's chunk counts are not 0
+  ///      (walk_pages with stride room_stripes), room_batch stripes' counters read together from
+  ///      a hashed start;
+  ///   3. the whole free-page map (a class of one chunk a page: this step alone), where a request
+  ///      that finds nothing fails.
+  /// A page taken from the map keeps room and is offered to the class directory (offer_opened:
+  /// nothing for a page of one chunk). Complete at rest (invariant R1: the counters are exact,
+  /// and every page with room of a chunk size the request accepts is in a stripe read in step 2
+  /// or free in the map); a page that gains room behind the reader meanwhile may be missed, as
+  /// the walk misses one, and so may a page in the middle of its reset (count 0, not yet free in
+  /// the map; docs/scatter.md, Known limitations). Before, a request of more than half a page
+  /// walked (eight lanes of one warp tried 38 000-43 000 pages one by one in pass 0 before
+  /// failing, sizes uniform in 16-4096 B at 80 % fill: a 55 ms launch on the H100), and from
+  /// 6434e8b to 2026-11-27 (nineteenth session) a request of few chunks a page that saw room in
+  /// the counters walked every region when it lost that room to others (300 requests a launch
+  /// in that load, 13-23 ms each; docs/scatter.md, "Walking only the stripes with room").
+  DEVALLOC_DEVICE void* alloc_counted(std::uint32_t size, std::uint32_t cls, const page_layout& fresh) const noexcept
   {
-    const std::uint32_t most = pagesize / size;  // chunks a page of the smallest accepted size holds
-    if (most > room_max_spots) { return false; }
+    const std::uint32_t start = map_start(cls, detail::lane_id());
+    // The chunk counts of the sizes the request accepts: least .. most (its own size).
+    const std::uint32_t most = pagesize / size;
     const std::uint64_t largest = static_cast<std::uint64_t>(size) * wastefactor;
     std::uint32_t least = largest >= pagesize ? 1u : pagesize / static_cast<std::uint32_t>(largest);
     if (least < 2u) { least = 2u; }
-    for (std::uint32_t m = least; m <= most; ++m) {
-      // Each count on its own: a stripe sum that lags below 0 must not cancel another's room.
-      std::uint32_t sum = 0;
-      for (std::uint32_t stripe = 0; stripe < room_stripes; ++stripe) {
-        sum += detail::atomic_load_relaxed(rooms_[stripe * room_stride + (m - 1u)]);
+    if (least <= most) {
+      // Step 1: the first walk_batch pages of the walk's pass 0 (eq. (3)'s page); then step 2,
+      // stripe by stripe: one call site of walk_pages (inlined once).
+      std::uint32_t page = static_cast<std::uint32_t>(
+        detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0) % pages_);
+      std::uint32_t stride = 1u;
+      std::uint32_t batches = 1u;
+      const std::uint32_t first = start % room_stripes & ~(room_batch - 1u);
+      std::uint32_t b = 0;        // stripes whose counters were read
+      std::uint32_t stripe0 = 0;  // the first stripe of the last room_batch read
+      std::uint32_t room = 0;     // stripes of that batch with room, not walked yet
+      for (;;) {
+        if (void* p = walk_pages(page, stride, batches, size, cls, fresh)) { return p; }
+        while (room == 0 && b < room_stripes) {
+          stripe0 = (first + b) % room_stripes;
+          b += room_batch;
+          // A stripe with any counter not 0 (one that lags below 0 too: it may hide another's room).
+          for (std::uint32_t m = least; m <= most; ++m) {
+            std::uint32_t seen[room_batch];
+            DEVALLOC_UNROLL
+            for (std::uint32_t j = 0; j < room_batch; ++j) {
+              seen[j] = detail::atomic_load_relaxed(rooms_[(stripe0 + j) * room_stride + (m - 1u)]);
+            }
+            DEVALLOC_UNROLL
+            for (std::uint32_t j = 0; j < room_batch; ++j) { room |= static_cast<std::uint32_t>(seen[j] != 0) << j; }
+          }
+        }
+        if (room == 0) { break; }
+        DEVALLOC_PROBE(room_stripe);
+        page = stripe0 + detail::lowest_bit(room);
+        room &= room - 1u;
+        stride = room_stripes;
+        batches = ~0u;
       }
-      if (sum != 0) { return false; }
     }
-    return true;
+    // Step 3 (alone for a class of one chunk a page).
+    DEVALLOC_PROBE(whole_page);
+    const std::uint32_t page = free_map_.claim_one(start, free_map_.word_count());
+    if (page == detail::page_bitmap::none) { return nullptr; }
+    void* p = open_for_one(page, cls, fresh);
+    offer_opened(page, cls, fresh);
+    return p;
+  }
+
+  /// Stripes of room counters read together (alloc_counted; independent loads, one latency).
+  static constexpr std::uint32_t room_batch = 16;
+  static_assert(room_stripes % room_batch == 0, "Scatter: room_batch must divide room_stripes");
+
+  /// Up to `batches` x walk_batch pages from `first`, `stride` apart (walk_batch states read
+  /// together), for one that may serve the request as the walk's pass 1 does (may_serve, try_page:
+  /// a free page taken from the map and opened for it, or a CAS reservation on a page of a chunk
+  /// size it accepts).
+  DEVALLOC_DEVICE void* walk_pages(std::uint32_t first, std::uint32_t stride, std::uint32_t batches, std::uint32_t size,
+                                   std::uint32_t cls, const page_layout& fresh) const noexcept
+  {
+    for (std::uint32_t page = first; batches != 0 && page < pages_; page += stride * walk_batch, --batches) {
+      std::uint64_t seen[walk_batch];
+      DEVALLOC_UNROLL
+      for (std::uint32_t j = 0; j < walk_batch; ++j) {
+        const std::uint32_t at = page + j * stride;
+        seen[j] = at < pages_ ? load_state(states_, at) : ~0ull;
+      }
+      std::uint32_t candidates = 0;
+      DEVALLOC_UNROLL
+      for (std::uint32_t j = 0; j < walk_batch; ++j) {
+        if (page + j * stride < pages_ && may_serve(seen[j], size, fresh, cls, true)) { candidates |= 1u << j; }
+      }
+      for (; candidates != 0; candidates &= candidates - 1u) {
+        const std::uint32_t at = page + detail::lowest_bit(candidates) * stride;
+        if (void* p = try_page(at, size, fresh, cls, true)) { return p; }
+      }
+    }
+    return nullptr;
   }
 
   /// The walk (ScatterAlloc §6.1 with §5.4's regions and super blocks) from eq. (3)'s page, for a
@@ -390,30 +470,6 @@ class search : public multi_page<Config> {
       }
     }
     return nullptr;
-  }
-
-  /// A request of more than half a page (a class of one chunk a page) that the directory rounds
-  /// did not serve. Every chunk size it accepts (at least the request) holds one chunk a page, and
-  /// with resetfreedpages such a page with room is a free page (its one chunk was freed, the page
-  /// reset), so a free page in the free-page map is the only thing that can serve it: the whole
-  /// map is looked through (64 pages a word, claim_one's batches) from a start hashed from the
-  /// warp, the lane and the class. Before, such a request walked: eight lanes of one warp tried
-  /// 38 000-43 000 pages one by one in pass 0 before failing (sizes uniform in 16-4096 B at 80 %
-  /// fill: a 55 ms launch on the H100; with this and the walk's overlapped loads 23 ms:
-  /// results/gpu/2026-11-26_tail_H100). Not the walk's guarantee for a page in the middle of its
-  /// reset (count 0, not yet free in the map): such a request may get nullptr for that moment
-  /// (docs/scatter.md, Known limitations). Also the path of a request whose accepted pages of few
-  /// chunks have no room (no_room_for): its page keeps room and is offered to the directory.
-  DEVALLOC_DEVICE void* alloc_whole_page(std::uint32_t cls, const page_layout& fresh) const noexcept
-  {
-    DEVALLOC_PROBE(whole_page);
-    const std::uint32_t page = free_map_.claim_one(map_start(cls, detail::lane_id()), free_map_.word_count());
-    if (page == detail::page_bitmap::none) { return nullptr; }
-    void* p = open_for_one(page, cls, fresh);
-    // A page of several chunks (the room counters' path, alloc_last) keeps room: into the
-    // directory, as the walk's pages (offer_opened does nothing for a page of one chunk).
-    offer_opened(page, cls, fresh);
-    return p;
   }
 
   /// Where a request starts looking in the free-page map: a hash of (warp, class, multiprocessor,
@@ -1189,7 +1245,7 @@ class search : public multi_page<Config> {
   /// reservers); count_opened, given that count, adds the page to its region counter (full) or
   /// room counter.
   /// The counters are hints read by searches that run meanwhile (pass 0's region skip, the room
-  /// counters' no_room_for); at rest they are exact (invariants R1, 7) once both halves ran.
+  /// counters' alloc_counted); at rest they are exact (invariants R1, 7) once both halves ran.
   DEVALLOC_DEVICE void count_opened(std::uint32_t page, const page_layout& layout, std::uint32_t granted,
                                     std::uint32_t count_before) const noexcept
   {
