@@ -44,15 +44,31 @@ using allocator_t = presets::scatter;
 
 unsigned long long seen(probe::event e) { return probe_testing::events[e].load(); }
 
+/// One request of one worker and the probe's counts of the events it caused.
+struct probed {
+  std::uintptr_t p = 1;  ///< the pointer (0: nullptr)
+  std::array<unsigned long long, probe::count> events{};
+  unsigned long long operator[](probe::event e) const { return events[e]; }
+};
+
+/// A single worker's request of `bytes`, its events counted from zero.
+template <class A>
+probed probed_alloc(A& allocator, std::size_t bytes)
+{
+  probe_testing::clear();
+  probed r;
+  r.p = single_alloc(allocator, bytes);
+  for (unsigned e = 0; e < probe::count; ++e) { r.events[e] = seen(static_cast<probe::event>(e)); }
+  return r;
+}
+
 /// What one 16-byte request did on a heap where every page holds one 2048-byte chunk of two (not
 /// full, and a class a 16-byte request does not accept) except one free page.
 struct small_request {
-  std::uint32_t page = ~0u;      ///< page the request landed on (~0u: nullptr)
-  std::uint32_t free_page = 0;   ///< the only free page
-  unsigned long long tries = 0;  ///< probe::page_try
-  unsigned long long pass1 = 0;  ///< probe::pass1
-  unsigned long long walks = 0;  ///< probe::walk
-  unsigned long long again = 0;  ///< tries of a second request of the same size
+  std::uint32_t page = ~0u;     ///< page the request landed on (~0u: nullptr)
+  std::uint32_t free_page = 0;  ///< the only free page
+  probed first;                 ///< the request
+  probed second;                ///< a second request of the same size
 };
 
 /// One worker allocates `bytes` until the heap returns nullptr; the chunks stay held.
@@ -82,22 +98,16 @@ small_request half_filled_heap_then_small_request()
     if (page == r.free_page || second_half) { single_dealloc(allocator, p); }
   }
   EXPECT_EQ(c.page_host(r.free_page).chunk, 0u) << "the emptied page is reset (resetfreedpages)";
-  probe_testing::clear();
-  const std::uintptr_t small = single_alloc(allocator, 16);
-  r.tries = seen(probe::page_try);
-  r.pass1 = seen(probe::pass1);
-  r.walks = seen(probe::walk);
-  EXPECT_NE(small, 0u);
-  probe_testing::clear();
-  const std::uintptr_t second = single_alloc(allocator, 16);
-  r.again = seen(probe::page_try);
-  EXPECT_NE(second, 0u);
-  if (small != 0 && second != 0) {
-    EXPECT_EQ(c.page_of(reinterpret_cast<void*>(second)), c.page_of(reinterpret_cast<void*>(small)))
+  r.first = probed_alloc(allocator, 16);
+  EXPECT_NE(r.first.p, 0u);
+  r.second = probed_alloc(allocator, 16);
+  EXPECT_NE(r.second.p, 0u);
+  if (r.first.p != 0 && r.second.p != 0) {
+    EXPECT_EQ(c.page_of(reinterpret_cast<void*>(r.second.p)), c.page_of(reinterpret_cast<void*>(r.first.p)))
       << "the second request must use the page its class slot names";
   }
   EXPECT_EQ(c.check_invariants_host(), "");
-  if (small != 0) { r.page = c.page_of(reinterpret_cast<void*>(small)); }
+  if (r.first.p != 0) { r.page = c.page_of(reinterpret_cast<void*>(r.first.p)); }
   return r;
 }
 
@@ -105,10 +115,10 @@ TEST(ScatterSearch, TheFreePageMapFindsTheOnlyFreePageWithoutAWalk)
 {
   const small_request r = half_filled_heap_then_small_request();
   EXPECT_EQ(r.page, r.free_page) << "the request must land on the only free page";
-  EXPECT_EQ(r.walks, 0u) << "the free-page map must find the page (no walk over the heap)";
-  EXPECT_EQ(r.pass1, 0u);
-  EXPECT_LE(r.tries, 2u) << "directory rounds: the empty slot, then the page from the map";
-  EXPECT_EQ(r.again, 1u) << "the class slot's page serves the next request at the first try";
+  EXPECT_EQ(r.first[probe::walk], 0u) << "the free-page map must find the page (no walk over the heap)";
+  EXPECT_EQ(r.first[probe::pass1], 0u);
+  EXPECT_LE(r.first[probe::page_try], 2u) << "directory rounds: the empty slot, then the page from the map";
+  EXPECT_EQ(r.second[probe::page_try], 1u) << "the class slot's page serves the next request at the first try";
 }
 
 /// What a warp of 32 lanes asking for 16 bytes each did on a full heap where one page (filled
@@ -188,13 +198,10 @@ TEST(ScatterSearch, AWarpOnAFullHeapIsServedFromTheDirectoryWithoutAWalk)
 /// What requests of more than half a page did on a heap of one-chunk pages: full, then with
 /// one page freed far from where the directory rounds look.
 struct large_on_full_heap {
-  std::uintptr_t full = 1;                       ///< a 3000-byte request on the full heap (0: nullptr)
-  unsigned long long full_walks = 0;             ///< probe::walk during it
-  unsigned long long full_tries = 0;             ///< probe::page_try during it
-  unsigned long long whole = 0;                  ///< probe::whole_page during it
-  std::uint32_t page = ~0u;                      ///< page a 3000-byte request got after one page was freed
-  std::uint32_t free_page = 0;                   ///< the page freed
-  unsigned long long walks = 0;                  ///< probe::walk during that request
+  probed full;                                   ///< a 3000-byte request on the full heap
+  std::uint32_t free_page = 0;                   ///< the page freed then
+  probed found;                                  ///< a 3000-byte request after that
+  std::uint32_t page = ~0u;                      ///< its page
   std::uint32_t chunk = 0, count = 0, bits = 0;  ///< the page's state and bitfield after it
   std::uint32_t chunk_freed = ~0u;               ///< the page's chunk size after its chunk was freed again
 };
@@ -208,18 +215,13 @@ large_on_full_heap one_chunk_pages_then_large_request()
   const std::vector<std::uintptr_t> chunks = fill_by_one_worker(allocator, 4096);
   EXPECT_EQ(chunks.size(), pages) << "every page takes one 4096-byte chunk";
   large_on_full_heap r;
-  probe_testing::clear();
-  r.full = single_alloc(allocator, 3000);
-  r.full_walks = seen(probe::walk);
-  r.full_tries = seen(probe::page_try);
-  r.whole = seen(probe::whole_page);
+  r.full = probed_alloc(allocator, 3000);
   r.free_page = pages / 2 + 3;
   for (const std::uintptr_t p : chunks) {
     if (c.page_of(reinterpret_cast<void*>(p)) == r.free_page) { single_dealloc(allocator, p); }
   }
-  probe_testing::clear();
-  const std::uintptr_t got = single_alloc(allocator, 3000);
-  r.walks = seen(probe::walk);
+  r.found = probed_alloc(allocator, 3000);
+  const std::uintptr_t got = r.found.p;
   if (got != 0) {
     r.page = c.page_of(reinterpret_cast<void*>(got));
     const auto view = c.page_host(r.page);
@@ -242,12 +244,13 @@ large_on_full_heap one_chunk_pages_then_large_request()
 TEST(ScatterSearch, ARequestOfMoreThanHalfAPageLooksOnlyAtTheFreePageMap)
 {
   const large_on_full_heap r = one_chunk_pages_then_large_request();
-  EXPECT_EQ(r.full, 0u) << "every page holds a live 4096-byte chunk: no room for 3000 bytes";
-  EXPECT_EQ(r.whole, 1u) << "the failing request must look through the free-page map once";
-  EXPECT_EQ(r.full_walks, 0u) << "no walk over the heap's page states";
-  EXPECT_EQ(r.full_tries, 0u) << "no page state read";
+  EXPECT_EQ(r.full.p, 0u) << "every page holds a live 4096-byte chunk: no room for 3000 bytes";
+  EXPECT_EQ(r.full[probe::whole_page], 1u) << "the failing request must look through the free-page map once";
+  EXPECT_EQ(r.full[probe::walk], 0u) << "no walk over the heap's page states";
+  EXPECT_EQ(r.full[probe::page_try], 0u) << "no page state read";
+  EXPECT_EQ(r.full[probe::room_stripe], 0u) << "a class of one chunk a page reads no stripe";
   EXPECT_EQ(r.page, r.free_page) << "the one free page, wherever it is, must serve the next request";
-  EXPECT_EQ(r.walks, 0u);
+  EXPECT_EQ(r.found[probe::walk], 0u);
   // The page holds its one chunk: one reservation, its one bit set; its free resets it.
   EXPECT_EQ(r.chunk, 4096u) << "the 3000-byte request's class holds one chunk a page";
   EXPECT_EQ(r.count, 1u);
@@ -258,16 +261,11 @@ TEST(ScatterSearch, ARequestOfMoreThanHalfAPageLooksOnlyAtTheFreePageMap)
 /// What requests that only pages of few chunks accept did on a heap of full two-chunk pages:
 /// first with no room anywhere, then with one chunk freed.
 struct few_chunks_on_full_heap {
-  std::uintptr_t full = 1;               ///< an 1100-byte request on the full heap (0: nullptr)
-  unsigned long long full_walks = 0;     ///< probe::walk during it
-  unsigned long long full_whole = 0;     ///< probe::whole_page during it
-  std::uint32_t freed_page = 0;          ///< the page one chunk was freed on
-  std::uint32_t page = ~0u;              ///< page an 1100-byte request got after that free
-  unsigned long long found_stripes = 0;  ///< probe::room_stripe during that request
-  unsigned long long found_walks = 0;    ///< probe::walk during it
-  unsigned long long found_whole = 0;    ///< probe::whole_page during it
-  std::uintptr_t again = 1;              ///< one more 1100-byte request (0: nullptr)
-  unsigned long long again_walks = 0;    ///< probe::walk during it
+  probed full;                   ///< an 1100-byte request on the full heap
+  std::uint32_t freed_page = 0;  ///< the page one chunk was freed on then
+  probed found;                  ///< an 1100-byte request after that free
+  std::uint32_t page = ~0u;      ///< its page
+  probed again;                  ///< one more 1100-byte request
 };
 
 few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
@@ -283,25 +281,17 @@ few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
   few_chunks_on_full_heap r;
   // 1100 bytes: class 1360 (three a page); it accepts chunks of 1104-2208 bytes, so the full pages
   // of 2048 too, and each size it accepts holds two or three chunks a page.
-  probe_testing::clear();
-  r.full = single_alloc(allocator, 1100);
-  r.full_walks = seen(probe::walk);
-  r.full_whole = seen(probe::whole_page);
+  r.full = probed_alloc(allocator, 1100);
   r.freed_page = pages / 2 + 7;
   for (const std::uintptr_t p : chunks) {
     const bool second_half = (p - reinterpret_cast<std::uintptr_t>(c.data_begin())) % A::creation_policy::pagesize != 0;
     if (c.page_of(reinterpret_cast<void*>(p)) == r.freed_page && second_half) { single_dealloc(allocator, p); }
   }
   EXPECT_EQ(c.check_invariants_host(), "");
-  probe_testing::clear();
-  const std::uintptr_t got = single_alloc(allocator, 1100);
+  r.found = probed_alloc(allocator, 1100);
+  const std::uintptr_t got = r.found.p;
   if (got != 0) { r.page = c.page_of(reinterpret_cast<void*>(got)); }
-  r.found_stripes = seen(probe::room_stripe);
-  r.found_walks = seen(probe::walk);
-  r.found_whole = seen(probe::whole_page);
-  probe_testing::clear();
-  r.again = single_alloc(allocator, 1100);
-  r.again_walks = seen(probe::walk);
+  r.again = probed_alloc(allocator, 1100);
   EXPECT_EQ(c.check_invariants_host(), "");
   if (got != 0) {
     single_dealloc(allocator, got);
@@ -318,15 +308,16 @@ few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
 TEST(ScatterSearch, ARequestWithNoRoomInPagesOfFewChunksFailsWithoutAWalk)
 {
   const few_chunks_on_full_heap r = two_chunk_pages_then_smaller_requests();
-  EXPECT_EQ(r.full, 0u) << "every page holds two live 2048-byte chunks: no room for 1100 bytes";
-  EXPECT_EQ(r.full_walks, 0u) << "no walk over the heap's page states";
-  EXPECT_EQ(r.full_whole, 1u) << "the failing request must look through the free-page map once";
+  EXPECT_EQ(r.full.p, 0u) << "every page holds two live 2048-byte chunks: no room for 1100 bytes";
+  EXPECT_EQ(r.full[probe::walk], 0u) << "no walk over the heap's page states";
+  EXPECT_EQ(r.full[probe::room_stripe], 0u) << "every room counter is 0: no stripe is read";
+  EXPECT_EQ(r.full[probe::whole_page], 1u) << "the failing request must look through the free-page map once";
   EXPECT_EQ(r.page, r.freed_page) << "the freed 2048-byte chunk, wherever it is, must serve an 1100-byte request";
-  EXPECT_LE(r.found_stripes, 1u) << "only the freed page's stripe has room: its pages alone are read";
-  EXPECT_EQ(r.found_walks, 0u) << "no walk over the heap's page states";
-  EXPECT_EQ(r.found_whole, 0u) << "the room was found before the free-page map";
-  EXPECT_EQ(r.again, 0u) << "that chunk was the only room";
-  EXPECT_EQ(r.again_walks, 0u);
+  EXPECT_LE(r.found[probe::room_stripe], 1u) << "only the freed page's stripe has room: its pages alone are read";
+  EXPECT_EQ(r.found[probe::walk], 0u) << "no walk over the heap's page states";
+  EXPECT_EQ(r.found[probe::whole_page], 0u) << "the room was found before the free-page map";
+  EXPECT_EQ(r.again.p, 0u) << "that chunk was the only room";
+  EXPECT_EQ(r.again[probe::walk], 0u);
 }
 
 }  // namespace
