@@ -38,7 +38,7 @@ enum event : unsigned {
   round_again,      ///< Scatter: a directory round ended without serving the lane (another round follows)
   directory_scan,   ///< Scatter: the directory rounds failed; the class' open pages are scanned before the walk
   follow_slot,      ///< Scatter: a lane that lost its slot's install CAS tried the slot's new page, its own in hand
-  whole_page,       ///< Scatter: a request of more than half a page looked through the whole free-page map
+  whole_page,       ///< Scatter: a request of 1-8 chunks a page looked through the whole free-page map (alloc_counted)
   whole_span,       ///< Scatter: a request of a span class looked through the whole free-page map for a group
   open_full,        ///< Scatter: a page of one chunk opened full for its request (no bit claim)
   room_stripe,      ///< Scatter: a request of few chunks a page read the pages of one stripe the room counters named
