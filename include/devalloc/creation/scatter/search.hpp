@@ -341,11 +341,13 @@ class search : public multi_page<Config> {
   /// room_add) count the pages of m >= 2 chunks with room per stripe (page mod room_stripes); a
   /// page of one chunk with room is a free page (resetfreedpages). So, instead of the walk over
   /// every page:
-  ///   1. a free page near the request's map start (claim_words words, as a directory round: in
-  ///      a roomy heap this serves at once, as the walk's first pages did);
+  ///   1. the first walk_batch pages of the walk (from eq. (3)'s page): in a roomy heap one of
+  ///      them serves, a page of the class with room or a free page, as the walk's did;
   ///   2. the pages of each stripe whose counters of the request's chunk counts are not 0
-  ///      (walk_room_stripe), room_batch stripes' counters read together from a hashed start;
-  ///   3. the whole free-page map, where a request that finds nothing fails.
+  ///      (walk_pages with stride room_stripes), room_batch stripes' counters read together from
+  ///      a hashed start;
+  ///   3. the whole free-page map (a class of one chunk a page: this step alone), where a request
+  ///      that finds nothing fails.
   /// A page taken from the map keeps room and is offered to the class directory (offer_opened:
   /// nothing for a page of one chunk). Complete at rest (invariant R1: the counters are exact,
   /// and every page with room of a chunk size the request accepts is in a stripe read in step 2
@@ -365,69 +367,76 @@ class search : public multi_page<Config> {
     const std::uint64_t largest = static_cast<std::uint64_t>(size) * wastefactor;
     std::uint32_t least = largest >= pagesize ? 1u : pagesize / static_cast<std::uint32_t>(largest);
     if (least < 2u) { least = 2u; }
-    // One claim site for steps 1 and 3 (inlined once: a second one cost the allocating kernels
-    // 6 registers; a walk of the stripes' pages that also opened free pages, as pass 1's
-    // try_page does, cost a plain `p = heap.alloc(s)` kernel 16).
-    for (std::uint32_t step = 0;; ++step) {
-      if (step != 0) { DEVALLOC_PROBE(whole_page); }
-      const std::uint32_t page = free_map_.claim_one(start, step == 0 ? claim_words : free_map_.word_count());
-      if (page != detail::page_bitmap::none) {
-        void* p = open_for_one(page, cls, fresh);
-        offer_opened(page, cls, fresh);
-        return p;
-      }
-      if (step != 0) { return nullptr; }
+    if (least <= most) {
+      // Step 1: the first walk_batch pages of the walk's pass 0 (eq. (3)'s page); then step 2,
+      // stripe by stripe: one call site of walk_pages (inlined once).
+      std::uint32_t page = static_cast<std::uint32_t>(
+        detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0) % pages_);
+      std::uint32_t stride = 1u;
+      std::uint32_t batches = 1u;
       const std::uint32_t first = start % room_stripes & ~(room_batch - 1u);
-      for (std::uint32_t b = 0; least <= most && b < room_stripes; b += room_batch) {
-        const std::uint32_t stripe0 = (first + b) % room_stripes;
-        // A stripe with any counter not 0 (one that lags below 0 too: it may hide another's room).
-        std::uint32_t room = 0;
-        for (std::uint32_t m = least; m <= most; ++m) {
-          std::uint32_t seen[room_batch];
-          DEVALLOC_UNROLL
-          for (std::uint32_t j = 0; j < room_batch; ++j) {
-            seen[j] = detail::atomic_load_relaxed(rooms_[(stripe0 + j) * room_stride + (m - 1u)]);
+      std::uint32_t b = 0;        // stripes whose counters were read
+      std::uint32_t stripe0 = 0;  // the first stripe of the last room_batch read
+      std::uint32_t room = 0;     // stripes of that batch with room, not walked yet
+      for (;;) {
+        if (void* p = walk_pages(page, stride, batches, size, cls, fresh)) { return p; }
+        while (room == 0 && b < room_stripes) {
+          stripe0 = (first + b) % room_stripes;
+          b += room_batch;
+          // A stripe with any counter not 0 (one that lags below 0 too: it may hide another's room).
+          for (std::uint32_t m = least; m <= most; ++m) {
+            std::uint32_t seen[room_batch];
+            DEVALLOC_UNROLL
+            for (std::uint32_t j = 0; j < room_batch; ++j) {
+              seen[j] = detail::atomic_load_relaxed(rooms_[(stripe0 + j) * room_stride + (m - 1u)]);
+            }
+            DEVALLOC_UNROLL
+            for (std::uint32_t j = 0; j < room_batch; ++j) { room |= static_cast<std::uint32_t>(seen[j] != 0) << j; }
           }
-          DEVALLOC_UNROLL
-          for (std::uint32_t j = 0; j < room_batch; ++j) { room |= static_cast<std::uint32_t>(seen[j] != 0) << j; }
         }
-        for (; room != 0; room &= room - 1u) {
-          if (void* p = walk_room_stripe(stripe0 + detail::lowest_bit(room), size, cls, fresh)) { return p; }
-        }
+        if (room == 0) { break; }
+        DEVALLOC_PROBE(room_stripe);
+        page = stripe0 + detail::lowest_bit(room);
+        room &= room - 1u;
+        stride = room_stripes;
+        batches = ~0u;
       }
     }
+    // Step 3 (alone for a class of one chunk a page).
+    DEVALLOC_PROBE(whole_page);
+    const std::uint32_t page = free_map_.claim_one(start, free_map_.word_count());
+    if (page == detail::page_bitmap::none) { return nullptr; }
+    void* p = open_for_one(page, cls, fresh);
+    offer_opened(page, cls, fresh);
+    return p;
   }
 
   /// Stripes of room counters read together (alloc_counted; independent loads, one latency).
   static constexpr std::uint32_t room_batch = 16;
-  static_assert(room_batch <= 32 && room_stripes % room_batch == 0,
-                "Scatter: room_batch must divide room_stripes and fit a 32-bit mask");
+  static_assert(room_stripes % room_batch == 0, "Scatter: room_batch must divide room_stripes");
 
-  /// The pages of stripe `stripe` (stripe, stripe + room_stripes, ...), walk_batch states read
-  /// together, for a used page of a chunk size that request `size` accepts with room (pass 1's
-  /// test without free pages: alloc_counted takes those from the map), reserved by CAS.
-  DEVALLOC_DEVICE void* walk_room_stripe(std::uint32_t stripe, std::uint32_t size, std::uint32_t cls,
-                                         const page_layout& fresh) const noexcept
+  /// Up to `batches` x walk_batch pages from `first`, `stride` apart (walk_batch states read
+  /// together), for one that may serve the request as the walk's pass 1 does (may_serve, try_page:
+  /// a free page taken from the map and opened for it, or a CAS reservation on a page of a chunk
+  /// size it accepts).
+  DEVALLOC_DEVICE void* walk_pages(std::uint32_t first, std::uint32_t stride, std::uint32_t batches, std::uint32_t size,
+                                   std::uint32_t cls, const page_layout& fresh) const noexcept
   {
-    DEVALLOC_PROBE(room_stripe);
-    constexpr std::uint32_t step = room_stripes * walk_batch;
-    for (std::uint32_t page = stripe; page < pages_; page += step) {
+    for (std::uint32_t page = first; batches != 0 && page < pages_; page += stride * walk_batch, --batches) {
       std::uint64_t seen[walk_batch];
       DEVALLOC_UNROLL
       for (std::uint32_t j = 0; j < walk_batch; ++j) {
-        const std::uint32_t at = page + j * room_stripes;
-        seen[j] = at < pages_ ? load_state(states_, at) : 0u;
+        const std::uint32_t at = page + j * stride;
+        seen[j] = at < pages_ ? load_state(states_, at) : ~0ull;
       }
       std::uint32_t candidates = 0;
       DEVALLOC_UNROLL
       for (std::uint32_t j = 0; j < walk_batch; ++j) {
-        if (chunk_of(seen[j]) != 0 && may_serve(seen[j], size, fresh, cls, true)) { candidates |= 1u << j; }
+        if (page + j * stride < pages_ && may_serve(seen[j], size, fresh, cls, true)) { candidates |= 1u << j; }
       }
       for (; candidates != 0; candidates &= candidates - 1u) {
-        const std::uint32_t at = page + detail::lowest_bit(candidates) * room_stripes;
-        const std::uint32_t chunk = chunk_of(load_state(states_, at));
-        if (chunk == 0 || !accepts(chunk, size)) { continue; }
-        if (void* p = reserve(at, chunk, chunk == cls ? fresh : layout_of(chunk))) { return p; }
+        const std::uint32_t at = page + detail::lowest_bit(candidates) * stride;
+        if (void* p = try_page(at, size, fresh, cls, true)) { return p; }
       }
     }
     return nullptr;
