@@ -373,13 +373,13 @@ class search : public multi_page<Config> {
       std::uint32_t page = static_cast<std::uint32_t>(
         detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0) % pages_);
       std::uint32_t stride = 1u;
-      std::uint32_t batches = 1u;
+      std::uint32_t count = pages_ - page < walk_batch ? pages_ - page : walk_batch;
       const std::uint32_t first = start % room_stripes & ~(room_batch - 1u);
       std::uint32_t b = 0;        // stripes whose counters were read
       std::uint32_t stripe0 = 0;  // the first stripe of the last room_batch read
       std::uint32_t room = 0;     // stripes of that batch with room, not walked yet
       for (;;) {
-        if (void* p = walk_pages(page, stride, batches, size, cls, fresh)) { return p; }
+        if (void* p = walk_pages(page, stride, count, size, cls, fresh, true)) { return p; }
         while (room == 0 && b < room_stripes) {
           stripe0 = (first + b) % room_stripes;
           b += room_batch;
@@ -399,7 +399,7 @@ class search : public multi_page<Config> {
         page = stripe0 + detail::lowest_bit(room);
         room &= room - 1u;
         stride = room_stripes;
-        batches = ~0u;
+        count = page < pages_ ? (pages_ - page + room_stripes - 1u) / room_stripes : 0u;
       }
     }
     // Step 3 (alone for a class of one chunk a page).
@@ -411,32 +411,39 @@ class search : public multi_page<Config> {
     return p;
   }
 
-  /// Stripes of room counters read together (alloc_counted; independent loads, one latency).
-  static constexpr std::uint32_t room_batch = 16;
+  /// Stripes of room counters read together (alloc_counted; independent loads, one latency). 16
+  /// (d345813) kept 16 loads live and took a plain allocating kernel (tools/kernel-regs) from 80 to
+  /// 96 registers, two resident blocks of 256 threads instead of three; 8 keeps it at 80.
+  static constexpr std::uint32_t room_batch = 8;
   static_assert(room_stripes % room_batch == 0, "Scatter: room_batch must divide room_stripes");
 
-  /// Up to `batches` x walk_batch pages from `first`, `stride` apart (walk_batch states read
-  /// together), for one that may serve the request as the walk's pass 1 does (may_serve, try_page:
-  /// a free page taken from the map and opened for it, or a CAS reservation on a page of a chunk
-  /// size it accepts).
-  DEVALLOC_DEVICE void* walk_pages(std::uint32_t first, std::uint32_t stride, std::uint32_t batches, std::uint32_t size,
-                                   std::uint32_t cls, const page_layout& fresh) const noexcept
+  /// `count` pages from `first`, `stride` apart (all below pages_), for one that may serve the
+  /// request (may_serve, then try_page: pass 0 with `exhaustive` false, else pass 1 — a free page
+  /// taken from the map and opened for it, or a CAS reservation on a page of a chunk size it
+  /// accepts). The states of walk_batch pages are read together (independent loads, one latency;
+  /// all loads first, then the tests: a test between two loads would wait for the first); near a
+  /// full heap a walk that read one page a latency took about a millisecond per failing request
+  /// (a heap of 82 000 pages). The page loop of both the walk (search_block) and alloc_counted.
+  DEVALLOC_DEVICE void* walk_pages(std::uint32_t first, std::uint32_t stride, std::uint32_t count, std::uint32_t size,
+                                   std::uint32_t cls, const page_layout& fresh, bool exhaustive) const noexcept
   {
-    for (std::uint32_t page = first; batches != 0 && page < pages_; page += stride * walk_batch, --batches) {
+    for (std::uint32_t k = 0; k < count; k += walk_batch) {
+      const std::uint32_t batch = count - k < walk_batch ? count - k : walk_batch;
       std::uint64_t seen[walk_batch];
       DEVALLOC_UNROLL
       for (std::uint32_t j = 0; j < walk_batch; ++j) {
-        const std::uint32_t at = page + j * stride;
-        seen[j] = at < pages_ ? load_state(states_, at) : ~0ull;
+        // Past the batch: its first page again (in bounds; a select between a load and a constant,
+        // or a page index formed once per batch, cost plain kernels 1-4 registers: tools/kernel-regs).
+        seen[j] = load_state(states_, first + (k + (j < batch ? j : 0u)) * stride);
       }
       std::uint32_t candidates = 0;
       DEVALLOC_UNROLL
       for (std::uint32_t j = 0; j < walk_batch; ++j) {
-        if (page + j * stride < pages_ && may_serve(seen[j], size, fresh, cls, true)) { candidates |= 1u << j; }
+        if (j < batch && may_serve(seen[j], size, fresh, cls, exhaustive)) { candidates |= 1u << j; }
       }
       for (; candidates != 0; candidates &= candidates - 1u) {
-        const std::uint32_t at = page + detail::lowest_bit(candidates) * stride;
-        if (void* p = try_page(at, size, fresh, cls, true)) { return p; }
+        const std::uint32_t at = first + (k + detail::lowest_bit(candidates)) * stride;
+        if (void* p = try_page(at, size, fresh, cls, exhaustive)) { return p; }
       }
     }
     return nullptr;
@@ -1022,27 +1029,7 @@ class search : public multi_page<Config> {
       // §5.4 / alloc line 6: skip regions whose pages are more than 90 % full (pass 1: only full ones).
       const bool usable = exhaustive ? full < region_pages : !over_threshold(full, region_pages);
       if (usable) {
-        // The states of walk_batch pages are read together (independent loads, one latency), and
-        // only the pages that may serve are tried (may_serve): near a full heap a walk that read
-        // one page a latency took about a millisecond per failing request (a heap of 82 000 pages).
-        for (std::uint32_t k = 0; k < span; k += walk_batch) {
-          const std::uint32_t batch = span - k < walk_batch ? span - k : walk_batch;
-          // All loads first, then the tests: a test between two loads would wait for the first.
-          std::uint64_t seen[walk_batch];
-          DEVALLOC_UNROLL
-          for (std::uint32_t j = 0; j < walk_batch; ++j) {
-            seen[j] = j < batch ? load_state(states_, page + k + j) : ~0ull;
-          }
-          std::uint32_t candidates = 0;
-          DEVALLOC_UNROLL
-          for (std::uint32_t j = 0; j < walk_batch; ++j) {
-            if (j < batch && may_serve(seen[j], size, fresh, cls, exhaustive)) { candidates |= 1u << j; }
-          }
-          for (; candidates != 0; candidates &= candidates - 1u) {
-            const std::uint32_t j = detail::lowest_bit(candidates);
-            if (void* p = try_page(page + k + j, size, fresh, cls, exhaustive)) { return p; }
-          }
-        }
+        if (void* p = walk_pages(page, 1u, span, size, cls, fresh, exhaustive)) { return p; }
       } else {
         DEVALLOC_PROBE(region_skip);
         // Every region of the block is over the threshold: the rest of this walk would skip them

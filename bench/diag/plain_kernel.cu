@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// bench/diag/plain_kernel.cu — a plain user kernel over the `scatter` preset, timed.
+//
+//   __global__ void one_alloc(H heap, void** out, ...) { out[i] = heap.alloc(lo + hash(i) % span); }
+//
+// devalloc-bench's kernels write and verify what they allocate, and their register counts did not
+// follow the library's in session 2026-11-27 (nineteenth): a change kept every bench kernel at 80
+// registers while this kernel went to 96 (tools/kernel-regs prints the count without a GPU). This
+// tool reports the kernel's registers, its resident blocks of 256 threads per multiprocessor and
+// the median rate of `reps` alloc and free launches on one heap (each launch after a free-all).
+//
+//   devalloc-plain-kernel [threads=1048576] [lo=16] [hi=4096] [heap_mib=8192] [reps=11]
+//
+// A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <devalloc/devalloc.hpp>
+
+namespace {
+
+using heap_type = devalloc::presets::scatter;
+using handle_type = heap_type::handle_type;
+
+__global__ void one_alloc(handle_type heap, void** out, unsigned lo, unsigned span, unsigned n)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { out[i] = heap.alloc(lo + (i * 2654435761u >> 7) % span); }
+}
+
+__global__ void one_free(handle_type heap, void** out, unsigned n, unsigned long long* failed)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  if (out[i] == nullptr) {
+    atomicAdd(failed, 1ull);
+    return;
+  }
+  heap.dealloc(out[i]);
+}
+
+float median(std::vector<float> v)
+{
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  const unsigned n = argc > 1 ? static_cast<unsigned>(std::strtoul(argv[1], nullptr, 0)) : 1u << 20;
+  const unsigned lo = argc > 2 ? static_cast<unsigned>(std::strtoul(argv[2], nullptr, 0)) : 16u;
+  const unsigned hi = argc > 3 ? static_cast<unsigned>(std::strtoul(argv[3], nullptr, 0)) : 4096u;
+  const std::size_t mib = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 8192u;
+  const int reps = argc > 5 ? std::atoi(argv[5]) : 11;
+  if (n == 0 || lo == 0 || hi < lo || reps < 1) {
+    std::fprintf(stderr, "usage: %s [threads>0] [lo>0] [hi>=lo] [heap_mib] [reps>0]\n", argv[0]);
+    return 2;
+  }
+  constexpr int block = 256;
+  const unsigned grid = (n + block - 1) / block;
+  cudaFuncAttributes attr{};
+  DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&attr, one_alloc));
+  int resident = 0;
+  DEVALLOC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, one_alloc, block, 0));
+  std::printf("one_alloc: %d registers, %zu bytes local, %d resident blocks of %d\n", attr.numRegs,
+              attr.localSizeBytes, resident, block);
+
+  cudaStream_t stream{};
+  DEVALLOC_CUDA_TRY(cudaStreamCreate(&stream));
+  {
+    heap_type heap(mib << 20, stream);
+    devalloc::buffer<void*> out(n);
+    devalloc::buffer<unsigned long long> failed(1);
+    cudaEvent_t t0{}, t1{}, t2{};
+    DEVALLOC_CUDA_TRY(cudaEventCreate(&t0));
+    DEVALLOC_CUDA_TRY(cudaEventCreate(&t1));
+    DEVALLOC_CUDA_TRY(cudaEventCreate(&t2));
+    std::vector<float> alloc_ms, free_ms;
+    unsigned long long fails = 0;
+    for (int r = 0; r < reps; ++r) {
+      DEVALLOC_CUDA_TRY(cudaMemsetAsync(failed.data(), 0, sizeof(unsigned long long), stream));
+      DEVALLOC_CUDA_TRY(cudaEventRecord(t0, stream));
+      one_alloc<<<grid, block, 0, stream>>>(heap.handle(), out.data(), lo, hi - lo + 1u, n);
+      DEVALLOC_CUDA_TRY(cudaGetLastError());
+      DEVALLOC_CUDA_TRY(cudaEventRecord(t1, stream));
+      one_free<<<grid, block, 0, stream>>>(heap.handle(), out.data(), n, failed.data());
+      DEVALLOC_CUDA_TRY(cudaGetLastError());
+      DEVALLOC_CUDA_TRY(cudaEventRecord(t2, stream));
+      DEVALLOC_CUDA_TRY(cudaEventSynchronize(t2));
+      float a = 0, f = 0;
+      DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&a, t0, t1));
+      DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&f, t1, t2));
+      alloc_ms.push_back(a);
+      free_ms.push_back(f);
+      unsigned long long k = 0;
+      DEVALLOC_CUDA_TRY(cudaMemcpy(&k, failed.data(), sizeof k, cudaMemcpyDeviceToHost));
+      fails += k;
+    }
+    const double a = median(alloc_ms), f = median(free_ms);
+    std::printf("threads %u, sizes %u-%u B, heap %zu MiB, %d reps: alloc %.3f ms (%.2f G/s, first %.3f ms), "
+                "free %.3f ms (%.2f G/s), failed %llu\n",
+                n, lo, hi, mib, reps, a, n / a / 1e6, alloc_ms.front(), f, n / f / 1e6, fails);
+    DEVALLOC_CUDA_TRY(cudaEventDestroy(t0));
+    DEVALLOC_CUDA_TRY(cudaEventDestroy(t1));
+    DEVALLOC_CUDA_TRY(cudaEventDestroy(t2));
+  }
+  DEVALLOC_CUDA_TRY(cudaStreamDestroy(stream));
+  return 0;
+}
