@@ -12,6 +12,10 @@
 //
 //   devalloc-plain-kernel [threads=1048576] [lo=16] [hi=4096] [heap_mib=8192] [reps=11]
 //
+// Environment: PLAIN_FRESH=1 resets the heap before each alloc launch (as devalloc-bench's cells
+// do; the reset is not timed), PLAIN_TOUCH=1 writes the first and the last byte of each allocation
+// in the alloc kernel (as devalloc-bench's stamps do).
+//
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
 #include <algorithm>
 #include <cstdio>
@@ -29,6 +33,21 @@ __global__ void one_alloc(handle_type heap, void** out, unsigned lo, unsigned sp
 {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) { out[i] = heap.alloc(lo + (i * 2654435761u >> 7) % span); }
+}
+
+/// one_alloc, then the first and the last byte of the allocation written (as devalloc-bench's
+/// stamps touch each allocation's memory).
+__global__ void one_alloc_touch(handle_type heap, void** out, unsigned lo, unsigned span, unsigned n)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) { return; }
+  const unsigned s = lo + (i * 2654435761u >> 7) % span;
+  auto* p = static_cast<unsigned char*>(heap.alloc(s));
+  out[i] = p;
+  if (p != nullptr) {
+    p[0] = static_cast<unsigned char>(i);
+    p[s - 1u] = static_cast<unsigned char>(i >> 8);
+  }
 }
 
 __global__ void one_free(handle_type heap, void** out, unsigned n, unsigned long long* failed)
@@ -61,6 +80,8 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "usage: %s [threads>0] [lo>0] [hi>=lo] [heap_mib] [reps>0]\n", argv[0]);
     return 2;
   }
+  const bool fresh = std::getenv("PLAIN_FRESH") != nullptr && std::atoi(std::getenv("PLAIN_FRESH")) != 0;
+  const bool touch = std::getenv("PLAIN_TOUCH") != nullptr && std::atoi(std::getenv("PLAIN_TOUCH")) != 0;
   constexpr int block = 256;
   const unsigned grid = (n + block - 1) / block;
   cudaFuncAttributes attr{};
@@ -83,9 +104,10 @@ int main(int argc, char** argv)
     std::vector<float> alloc_ms, free_ms;
     unsigned long long fails = 0;
     for (int r = 0; r < reps; ++r) {
+      if (fresh) { heap.reset(stream); }
       DEVALLOC_CUDA_TRY(cudaMemsetAsync(failed.data(), 0, sizeof(unsigned long long), stream));
       DEVALLOC_CUDA_TRY(cudaEventRecord(t0, stream));
-      one_alloc<<<grid, block, 0, stream>>>(heap.handle(), out.data(), lo, hi - lo + 1u, n);
+      (touch ? one_alloc_touch : one_alloc)<<<grid, block, 0, stream>>>(heap.handle(), out.data(), lo, hi - lo + 1u, n);
       DEVALLOC_CUDA_TRY(cudaGetLastError());
       DEVALLOC_CUDA_TRY(cudaEventRecord(t1, stream));
       one_free<<<grid, block, 0, stream>>>(heap.handle(), out.data(), n, failed.data());
@@ -102,9 +124,9 @@ int main(int argc, char** argv)
       fails += k;
     }
     const double a = median(alloc_ms), f = median(free_ms);
-    std::printf("threads %u, sizes %u-%u B, heap %zu MiB, %d reps: alloc %.3f ms (%.2f G/s, first %.3f ms), "
+    std::printf("%s%sthreads %u, sizes %u-%u B, heap %zu MiB, %d reps: alloc %.3f ms (%.2f G/s, first %.3f ms), "
                 "free %.3f ms (%.2f G/s), failed %llu\n",
-                n, lo, hi, mib, reps, a, n / a / 1e6, alloc_ms.front(), f, n / f / 1e6, fails);
+                fresh ? "fresh heaps, " : "", touch ? "touched, " : "", n, lo, hi, mib, reps, a, n / a / 1e6, alloc_ms.front(), f, n / f / 1e6, fails);
     DEVALLOC_CUDA_TRY(cudaEventDestroy(t0));
     DEVALLOC_CUDA_TRY(cudaEventDestroy(t1));
     DEVALLOC_CUDA_TRY(cudaEventDestroy(t2));
