@@ -88,8 +88,8 @@ int main(int argc, char** argv)
   DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&attr, one_alloc));
   int resident = 0;
   DEVALLOC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, one_alloc, block, 0));
-  std::printf("one_alloc: %d registers, %zu bytes local, %d resident blocks of %d\n", attr.numRegs,
-              attr.localSizeBytes, resident, block);
+  std::printf("one_alloc: %d registers, %zu bytes local, %d resident blocks of %d\n", attr.numRegs, attr.localSizeBytes,
+              resident, block);
 
   cudaStream_t stream{};
   DEVALLOC_CUDA_TRY(cudaStreamCreate(&stream));
@@ -124,9 +124,11 @@ int main(int argc, char** argv)
       fails += k;
     }
     const double a = median(alloc_ms), f = median(free_ms);
-    std::printf("%s%sthreads %u, sizes %u-%u B, heap %zu MiB, %d reps: alloc %.3f ms (%.2f G/s, first %.3f ms), "
-                "free %.3f ms (%.2f G/s), failed %llu\n",
-                fresh ? "fresh heaps, " : "", touch ? "touched, " : "", n, lo, hi, mib, reps, a, n / a / 1e6, alloc_ms.front(), f, n / f / 1e6, fails);
+    std::printf(
+      "%s%sthreads %u, sizes %u-%u B, heap %zu MiB, %d reps: alloc %.3f ms (%.2f G/s, first %.3f ms), "
+      "free %.3f ms (%.2f G/s), failed %llu\n",
+      fresh ? "fresh heaps, " : "", touch ? "touched, " : "", n, lo, hi, mib, reps, a, n / a / 1e6, alloc_ms.front(), f,
+      n / f / 1e6, fails);
     DEVALLOC_CUDA_TRY(cudaEventDestroy(t0));
     DEVALLOC_CUDA_TRY(cudaEventDestroy(t1));
     DEVALLOC_CUDA_TRY(cudaEventDestroy(t2));
