@@ -268,7 +268,8 @@ struct few_chunks_on_full_heap {
   probed again;                  ///< one more 1100-byte request
 };
 
-few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
+/// `freed_at(pages)`: the page whose second chunk is freed.
+few_chunks_on_full_heap two_chunk_pages_then_smaller_requests(std::uint32_t (*freed_at)(std::uint32_t pages))
 {
   using A = allocator_t;
   A allocator(std::size_t{1} << 20);
@@ -282,7 +283,7 @@ few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
   // 1100 bytes: class 1360 (three a page); it accepts chunks of 1104-2208 bytes, so the full pages
   // of 2048 too, and each size it accepts holds two or three chunks a page.
   r.full = probed_alloc(allocator, 1100);
-  r.freed_page = pages / 2 + 7;
+  r.freed_page = freed_at(pages);
   for (const std::uintptr_t p : chunks) {
     const bool second_half = (p - reinterpret_cast<std::uintptr_t>(c.data_begin())) % A::creation_policy::pagesize != 0;
     if (c.page_of(reinterpret_cast<void*>(p)) == r.freed_page && second_half) { single_dealloc(allocator, p); }
@@ -300,14 +301,8 @@ few_chunks_on_full_heap two_chunk_pages_then_smaller_requests()
   return r;
 }
 
-// The room counters (fill.hpp, room_add) tell a request that only pages of few chunks accept that
-// none of them has room: it looks through the free-page map and fails without the walk, which
-// read every page's state for each failing request (sizes uniform in 16-4096 B at 80 % fill:
-// 23 ms a failing request, H100). A chunk freed anywhere makes the counters of its page's stripe
-// say so, and the request reads the pages of that stripe alone (alloc_counted), not the heap.
-TEST(ScatterSearch, ARequestWithNoRoomInPagesOfFewChunksFailsWithoutAWalk)
+void expect_found_in_its_stripe(const few_chunks_on_full_heap& r)
 {
-  const few_chunks_on_full_heap r = two_chunk_pages_then_smaller_requests();
   EXPECT_EQ(r.full.p, 0u) << "every page holds two live 2048-byte chunks: no room for 1100 bytes";
   EXPECT_EQ(r.full[probe::walk], 0u) << "no walk over the heap's page states";
   EXPECT_EQ(r.full[probe::room_stripe], 0u) << "every room counter is 0: no stripe is read";
@@ -318,6 +313,27 @@ TEST(ScatterSearch, ARequestWithNoRoomInPagesOfFewChunksFailsWithoutAWalk)
   EXPECT_EQ(r.found[probe::whole_page], 0u) << "the room was found before the free-page map";
   EXPECT_EQ(r.again.p, 0u) << "that chunk was the only room";
   EXPECT_EQ(r.again[probe::walk], 0u);
+}
+
+// The room counters (fill.hpp, room_add) tell a request that only pages of few chunks accept that
+// none of them has room: it looks through the free-page map and fails without the walk, which
+// read every page's state for each failing request (sizes uniform in 16-4096 B at 80 % fill:
+// 23 ms a failing request, H100). A chunk freed anywhere makes the counters of its page's stripe
+// say so, and the request reads the pages of that stripe alone (alloc_counted), not the heap:
+// wherever the page is, the first and the last page of the heap too (the ends of a stripe's walk).
+TEST(ScatterSearch, ARequestWithNoRoomInPagesOfFewChunksFailsWithoutAWalk)
+{
+  struct place {
+    const char* name;
+    std::uint32_t (*page)(std::uint32_t pages);
+  };
+  const place places[] = {{"a page in the middle", [](std::uint32_t pages) { return pages / 2 + 7; }},
+                          {"the first page", [](std::uint32_t) { return 0u; }},
+                          {"the last page", [](std::uint32_t pages) { return pages - 1u; }}};
+  for (const place& at : places) {
+    SCOPED_TRACE(at.name);
+    expect_found_in_its_stripe(two_chunk_pages_then_smaller_requests(at.page));
+  }
 }
 
 }  // namespace
