@@ -369,7 +369,7 @@ class search : public multi_page<Config> {
     if (least < 2u) { least = 2u; }
     if (least <= most) {
       // Step 1: the first walk_batch pages of the walk's pass 0 (eq. (3)'s page); then step 2,
-      // stripe by stripe: one call site of walk_pages (inlined once).
+      // stripe by stripe: one call site of walk_pages for both (its other one is search_block's).
       std::uint32_t page = static_cast<std::uint32_t>(
         detail::scatter_hash(cls, Config::hash_k_size, detail::sm_id(), Config::hash_k_mp, 0) % pages_);
       std::uint32_t stride = 1u;
