@@ -289,6 +289,25 @@ __global__ void register_probe(typename E::allocator::handle_type heap, std::siz
   register_probe_body<E, Coalesced>(heap, bytes, sink);
 }
 
+/// A user's plain allocating kernel: each thread one request, sizes spread over 16-4096 B, the
+/// pointer stored (tools/kernel-regs compiles the same for a preset). Its register count need not
+/// follow register_probe's: in session 2026-11-27 (nineteenth) a Scatter change kept
+/// register_probe and every other bench kernel at 80 registers and took this one to 96.
+template <class E>
+__global__ void register_probe_plain(typename E::allocator::handle_type heap, void** out)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = heap.alloc(16u + (i * 2654435761u >> 7) % 4081u);
+}
+
+/// Frees what register_probe_plain allocated.
+template <class E>
+__global__ void register_probe_plain_free(typename E::allocator::handle_type heap, void** out)
+{
+  void* p = out[blockIdx.x * blockDim.x + threadIdx.x];
+  if (p != nullptr) { heap.dealloc(p); }
+}
+
 /// The uncoalesced probe compiled with at most `probe_register_cap` registers (__maxnreg__):
 /// whatever does not fit spills to local memory (cudaFuncAttributes::localSizeBytes). Issue 13's
 /// question for the Circular family: does an alloc and a free fit in 24 registers? nvcc's own
@@ -388,6 +407,10 @@ void test_registers(Context& ctx)
           out.rec.set("register_cap", probe_register_cap)
             .set("registers_capped", capped.numRegs)
             .set("local_bytes_capped", static_cast<long long>(capped.localSizeBytes));
+          cudaFuncAttributes plain{};
+          DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&plain, reinterpret_cast<const void*>(&register_probe_plain<E>)));
+          out.rec.set("registers_plain_alloc", plain.numRegs)
+            .set("local_bytes_plain_alloc", static_cast<long long>(plain.localSizeBytes));
         }
         const std::string want = std::string("devalloc_bench::register_probe<devalloc_bench::entries::") +
                                  E::identifier + ", " + (coalesced ? "true" : "false") + ">";
@@ -403,6 +426,11 @@ void test_registers(Context& ctx)
           register_probe<E, false><<<1, 32>>>(lease.handle(), 16, sink.data());
           DEVALLOC_CUDA_TRY(cudaGetLastError());
           register_probe_capped<E><<<1, 32>>>(lease.handle(), 16, sink.data());
+          DEVALLOC_CUDA_TRY(cudaGetLastError());
+          Array<void*> got(32);
+          register_probe_plain<E><<<1, 32>>>(lease.handle(), got.data());
+          DEVALLOC_CUDA_TRY(cudaGetLastError());
+          register_probe_plain_free<E><<<1, 32>>>(lease.handle(), got.data());
         }
         DEVALLOC_CUDA_TRY(cudaGetLastError());
         DEVALLOC_CUDA_TRY(cudaDeviceSynchronize());
