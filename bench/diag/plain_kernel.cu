@@ -16,6 +16,9 @@
 // do; the reset is not timed), PLAIN_TOUCH=1 writes the first and the last byte of each allocation
 // in the alloc kernel (as devalloc-bench's stamps do).
 //
+// -DPLAIN_PRESET=<preset> builds it over another preset (default scatter); tools/kernel-regs
+// compiles this file and prints its kernels' registers without a GPU.
+//
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
 #include <algorithm>
 #include <cstdio>
@@ -26,7 +29,10 @@
 
 namespace {
 
-using heap_type = devalloc::presets::scatter;
+#ifndef PLAIN_PRESET
+#define PLAIN_PRESET scatter  // a preset of include/devalloc/presets.hpp (tools/kernel-regs sets it)
+#endif
+using heap_type = devalloc::presets::PLAIN_PRESET;
 using handle_type = heap_type::handle_type;
 
 __global__ void one_alloc(handle_type heap, void** out, unsigned lo, unsigned span, unsigned n)
