@@ -27,6 +27,8 @@
 
 #include <devalloc/devalloc.hpp>
 
+#include "plain_kernels.cuh"
+
 namespace {
 
 #ifndef PLAIN_PRESET
@@ -35,37 +37,10 @@ namespace {
 using heap_type = devalloc::presets::PLAIN_PRESET;
 using handle_type = heap_type::handle_type;
 
-__global__ void one_alloc(handle_type heap, void** out, unsigned lo, unsigned span, unsigned n)
-{
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { out[i] = heap.alloc(lo + (i * 2654435761u >> 7) % span); }
-}
-
-/// one_alloc, then the first and the last byte of the allocation written (as devalloc-bench's
-/// stamps touch each allocation's memory).
-__global__ void one_alloc_touch(handle_type heap, void** out, unsigned lo, unsigned span, unsigned n)
-{
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) { return; }
-  const unsigned s = lo + (i * 2654435761u >> 7) % span;
-  auto* p = static_cast<unsigned char*>(heap.alloc(s));
-  out[i] = p;
-  if (p != nullptr) {
-    p[0] = static_cast<unsigned char>(i);
-    p[s - 1u] = static_cast<unsigned char>(i >> 8);
-  }
-}
-
-__global__ void one_free(handle_type heap, void** out, unsigned n, unsigned long long* failed)
-{
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) { return; }
-  if (out[i] == nullptr) {
-    atomicAdd(failed, 1ull);
-    return;
-  }
-  heap.dealloc(out[i]);
-}
+// The kernels (one definition, shared with devalloc-bench's registers test and tools/kernel-regs).
+const auto one_alloc = devalloc_diag::one_alloc<handle_type>;
+const auto one_alloc_touch = devalloc_diag::one_alloc_touch<handle_type>;
+const auto one_free = devalloc_diag::one_free<handle_type>;
 
 float median(std::vector<float> v)
 {

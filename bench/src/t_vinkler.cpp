@@ -24,6 +24,10 @@
 #include "kernels.hpp"
 #include "tests.hpp"
 
+#if defined(__CUDACC__)
+#include "diag/plain_kernels.cuh"
+#endif
+
 namespace devalloc_bench {
 
 template <class H>
@@ -289,25 +293,6 @@ __global__ void register_probe(typename E::allocator::handle_type heap, std::siz
   register_probe_body<E, Coalesced>(heap, bytes, sink);
 }
 
-/// A user's plain allocating kernel: each thread one request, sizes spread over 16-4096 B, the
-/// pointer stored (tools/kernel-regs compiles the same for a preset). Its register count need not
-/// follow register_probe's: in session 2026-11-27 (nineteenth) a Scatter change kept
-/// register_probe and every other bench kernel at 80 registers and took this one to 96.
-template <class E>
-__global__ void register_probe_plain(typename E::allocator::handle_type heap, void** out)
-{
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  out[i] = heap.alloc(16u + (i * 2654435761u >> 7) % 4081u);
-}
-
-/// Frees what register_probe_plain allocated.
-template <class E>
-__global__ void register_probe_plain_free(typename E::allocator::handle_type heap, void** out)
-{
-  void* p = out[blockIdx.x * blockDim.x + threadIdx.x];
-  if (p != nullptr) { heap.dealloc(p); }
-}
-
 /// The uncoalesced probe compiled with at most `probe_register_cap` registers (__maxnreg__):
 /// whatever does not fit spills to local memory (cudaFuncAttributes::localSizeBytes). Issue 13's
 /// question for the Circular family: does an alloc and a free fit in 24 registers? nvcc's own
@@ -395,6 +380,10 @@ void test_registers(Context& ctx)
       spec.exempt_from_budget = true;
       run_cell<E>(ctx, spec, [&](Lease<E>& lease, CellOut& out) {
 #if DEVALLOC_BACKEND_CUDA
+        // A user's plain allocating kernel (bench/diag/plain_kernels.cuh; tools/kernel-regs prints
+        // the same kernel's count without a GPU).
+        const auto plain_alloc = devalloc_diag::one_alloc<typename E::allocator::handle_type>;
+        const auto plain_free = devalloc_diag::one_free<typename E::allocator::handle_type>;
         cudaFuncAttributes attr{};
         const void* fn = coalesced ? reinterpret_cast<const void*>(&register_probe<E, true>)
                                    : reinterpret_cast<const void*>(&register_probe<E, false>);
@@ -408,7 +397,7 @@ void test_registers(Context& ctx)
             .set("registers_capped", capped.numRegs)
             .set("local_bytes_capped", static_cast<long long>(capped.localSizeBytes));
           cudaFuncAttributes plain{};
-          DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&plain, reinterpret_cast<const void*>(&register_probe_plain<E>)));
+          DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&plain, reinterpret_cast<const void*>(plain_alloc)));
           out.rec.set("registers_plain_alloc", plain.numRegs)
             .set("local_bytes_plain_alloc", static_cast<long long>(plain.localSizeBytes));
         }
@@ -420,6 +409,7 @@ void test_registers(Context& ctx)
         }
         // Run it once: the kernel must work, not only compile.
         Array<unsigned> sink(1);
+        Array<unsigned long long> plain_failed(1);  // requests of the plain kernel that got nothing
         if (coalesced) {
           register_probe<E, true><<<1, 32>>>(lease.handle(), 16, sink.data());
         } else {
@@ -428,13 +418,13 @@ void test_registers(Context& ctx)
           register_probe_capped<E><<<1, 32>>>(lease.handle(), 16, sink.data());
           DEVALLOC_CUDA_TRY(cudaGetLastError());
           Array<void*> got(32);
-          register_probe_plain<E><<<1, 32>>>(lease.handle(), got.data());
+          plain_alloc<<<1, 32>>>(lease.handle(), got.data(), 16u, 4081u, 32u);
           DEVALLOC_CUDA_TRY(cudaGetLastError());
-          register_probe_plain_free<E><<<1, 32>>>(lease.handle(), got.data());
+          plain_free<<<1, 32>>>(lease.handle(), got.data(), 32u, plain_failed.data());
         }
         DEVALLOC_CUDA_TRY(cudaGetLastError());
         DEVALLOC_CUDA_TRY(cudaDeviceSynchronize());
-        out.rec.set("failures", sink.get(0));
+        out.rec.set("failures", static_cast<unsigned long long>(sink.get(0)) + plain_failed.get(0));
 #else
         (void)lease;
         out.rec.set("status", "n/a").set("registers", nullptr).set("note", "registers exist only on the GPU (CPU backend)");
