@@ -95,6 +95,11 @@ struct two_sizes {
   }
 };
 
+/// Sizes uniform in 4-64 B (GPUMemManSurvey's small mixed sizes).
+struct sizes_4_to_64 {
+  DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const { return 4 + mix(i, k) % 61; }
+};
+
 struct sizes_16_to_1024 {
   DEVALLOC_HOST_DEVICE std::size_t operator()(std::size_t i, std::size_t k) const { return 16 + (mix(i, k) % 64) * 16; }
 };
@@ -166,6 +171,10 @@ void expect_layouts_fit()
     const auto layout = S::layout_of(chunk);
     ASSERT_GE(layout.spots, 1u) << chunk;
     ASSERT_LE(layout.spots, 1024u) << chunk;
+    // has_spot (no divisions) agrees with the layout at every fill count.
+    for (std::uint32_t count = 0; count <= layout.spots + 1u; ++count) {
+      ASSERT_EQ(S::has_spot(chunk, count), count < layout.spots) << chunk << " B chunks, " << count << " taken";
+    }
     // Chunks per page (a span's over its pages) never grow with the chunk size.
     ASSERT_LE(std::uint64_t{layout.spots} * previous_span, std::uint64_t{previous} * layout.span)
       << "fewer chunks per page for a smaller size at " << chunk;
@@ -828,6 +837,70 @@ TEST(ScatterFragmentation, ManySizesShareThePagesOfTheirClass)
   report_census<Default>("default", mixed_size{1500}, true);
   report_census<Default>("default", mixed_size{999}, true);
   report_census<OneSlot>("one-slot", mixed_size{1500}, true);
+}
+
+TEST(ScatterFragmentation, AWholeWarpSlotKeepsAnotherClassPageWithRoom)
+{
+  // One whole-warp slot for every class (OneSlot): a warp of 64-byte requests opens a page of 63
+  // chunks there and keeps 31 of them; then a warp of 48-byte requests finds that slot naming a
+  // page of another class with room. It must leave the page where it is (its lanes take their
+  // class' slots): installed over, the page would keep its room outside the directory, found by
+  // the walk alone. With warp slots shared by the classes whose keys meet (every small heap),
+  // 4 096 threads filling a 16 MiB heap with 4-64 B requests left 1 100 such pages and used 63 %
+  // of the heap (H100; docs/scatter.md, "Whole-warp slots of several classes"). On the GPU each
+  // warp arrives as one group of 32 (the case above; before the fix the page was named by no
+  // entry); the CPU backend's emulated lanes arrive in random groups, whose small ones take their
+  // class' slots and class page, and the page must stay named there as well.
+  OneSlot allocator(scale::heap);
+  const auto c = creation_of(allocator);
+  std::vector<std::uintptr_t> ps = alloc_each_once(allocator, 32, 64);
+  const std::uint32_t first = c.page_of(reinterpret_cast<void*>(ps.front()));
+  const std::uint32_t spots = OneSlot::creation_policy::layout_of(64).spots;
+  ASSERT_EQ(spots, 63u);
+  ASSERT_LT(c.page_host(first).count, spots);
+  const std::vector<std::uintptr_t> other = alloc_each_once(allocator, 32, 48);
+  EXPECT_NE(c.directory_holders_host()[first], OneSlot::creation_policy::holder::none)
+    << "a page with room that no directory entry names";
+  const std::vector<std::uintptr_t> rest = alloc_each_once(allocator, spots - 32u, 64);
+  ps.insert(ps.end(), other.begin(), other.end());
+  ps.insert(ps.end(), rest.begin(), rest.end());
+  EXPECT_EQ(std::count(ps.begin(), ps.end(), std::uintptr_t{0}), 0);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  free_each(allocator, ps);
+  expect_empty(allocator, "after freeing the 95 chunks");
+}
+
+TEST(ScatterFragmentation, MixedSmallSizesFillTheHeapUntilTheyRunOut)
+{
+  // The survey's allocation until out of memory (Winter et al.) with 4-64 B requests: workers
+  // allocate until their first nullptr, so the heap counts as full once the first class has no
+  // page left, and any room the other classes keep in pages no directory entry names is lost.
+  // Their chunks must cover at least 90 % of the split pages' bytes (H100, 4 096 workers in
+  // 16 MiB: 76 % before whole-warp slots kept other classes' pages, 96 % after; the CPU backend
+  // 97 %). Every chunk keeps the checksum of its first word.
+  constexpr std::size_t heap_bytes = 16u << 20;
+  Default allocator(heap_bytes);
+  const auto c = creation_of(allocator);
+  filler<Default> f(allocator, heap_bytes / 16);
+  const std::size_t workers = DEVALLOC_BACKEND_CUDA ? 4096 : scale::workers;
+  const std::size_t got = f.fill(workers, sizes_4_to_64{});
+  EXPECT_GT(got, 0u);
+  EXPECT_EQ(f.verify(slot_bytes_fixed{4}), 0u) << "a chunk's first word lost its checksum";
+  std::uint64_t used = 0;
+  std::uint64_t split = 0;
+  for (const auto& v : c.pages_host()) {
+    if (v.chunk == 0 || v.chunk > Default::creation_policy::pagesize) { continue; }
+    used += std::uint64_t{v.count} * v.chunk;
+    split += Default::creation_policy::pagesize;
+  }
+  ASSERT_GT(split, 0u);
+  const double share = static_cast<double>(used) / static_cast<double>(split);
+  std::printf("mixed 4-64 B until out of memory: %zu chunks, %.1f %% of the split pages' bytes in chunks\n", got,
+              100.0 * share);
+  EXPECT_GE(share, 0.90) << "room left in pages of the classes that did not run out";
+  EXPECT_EQ(c.check_invariants_host(), "");
+  f.free_all();
+  expect_empty(allocator, "after freeing every chunk");
 }
 
 TEST(ScatterFragmentation, AWarpsLanesBeyondWholePagesFillTheClassOpenPage)

@@ -278,9 +278,10 @@ class Scatter : public scatter_detail::search<Config> {
                                           /*detects_double_free*/ true,
                                           /*supports_shared_chunks*/ true};
 
-  /// How a page is split for one chunk size (page_layout, layout_of, flat_spots):
+  /// How a page is split for one chunk size (page_layout, layout_of, flat_spots, has_spot):
   /// detail/bitfield_page.hpp.
   using page_format::flat_spots;
+  using page_format::has_spot;
   using page_format::layout_of;
   using typename page_format::page_layout;
 

@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "atomic.hpp"
 #include "bitfield.hpp"
@@ -157,6 +158,26 @@ struct bitfield_page {
     layout.additional = additional;
     layout.spots = full * 32u + additional;
     return layout;
+  }
+
+  /// Whether a page split into chunks of `chunk` bytes (16 <= chunk <= pagesize) has a spot left
+  /// with `count` of them reserved: count < layout_of(chunk).spots, without layout_of's divisions
+  /// (a test on paths that meet pages of any chunk size). Flat: one more chunk fits in the page
+  /// (at most 32). Hierarchical: one more chunk and the bitfields of the segments up to it fit
+  /// (at most 1024): count + 1 chunks in ceil((count + 1) / 32) segments of 4-byte words take
+  /// (count + 1) chunk + 4 ceil((count + 1) / 32) bytes, which is at most pagesize exactly for
+  /// count + 1 <= full x 32 + additional (layout_of's terms: the full segments fit by
+  /// definition, and the additional chunks fit beside one more word, rest >= additional x chunk
+  /// + 4). Spans (max_span > 1) ask layout_of.
+  DEVALLOC_HOST_DEVICE static constexpr bool has_spot(std::uint32_t chunk, std::uint32_t count) noexcept
+  {
+    if (max_span > 1u && chunk > span_min_chunk) { return count < layout_of(chunk).spots; }
+    // 32-bit products where 1024 chunks of up to a page cannot overflow them.
+    using wide = std::conditional_t<(pagesize <= (1u << 21)), std::uint32_t, std::uint64_t>;
+    if (count >= (chunk > hierarchy_threshold ? 32u : 1024u)) { return false; }
+    const wide next = static_cast<wide>(count) + 1u;
+    if (chunk > hierarchy_threshold) { return next * chunk <= pagesize; }
+    return next * chunk + 4u * ((next + 31u) / 32u) <= pagesize;
   }
 
   /// In-page bitfield of segment `s` (at the end of the page, thesis fig. 2.5).

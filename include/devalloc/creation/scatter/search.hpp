@@ -108,6 +108,7 @@ class search : public multi_page<Config> {
   using page_format::chunk_of;
   using page_format::count_of;
   using page_format::flat_spots;
+  using page_format::has_spot;
   using page_format::hierarchy_threshold;
   using page_format::large_state;
   using page_format::layout_of;
@@ -287,10 +288,13 @@ class search : public multi_page<Config> {
     // The chunk size a page opened for this request gets; same chunk count per page as `size`.
     const std::uint32_t cls = class_of(size);
     const page_layout fresh = layout_of(cls);
-    for (std::uint32_t round = 0; round < directory_rounds; ++round) {
+    // The round in the low bits, `narrowed` set once a round answered round_result::narrow (one
+    // loop variable: a flag of its own took two allocating kernels from 80 to 84 registers).
+    for (std::uint32_t round = 0; (round & ~narrowed) < directory_rounds; ++round) {
       void* p = nullptr;
       const round_result r = directory_round(cls, fresh, round, p);
       if (r == round_result::served) { return p; }
+      if (r == round_result::narrow) { round |= narrowed; }
       DEVALLOC_PROBE(round_again);
     }
     // The pages of this class that other slots keep open (a tight heap's free-page map runs dry
@@ -510,7 +514,12 @@ class search : public multi_page<Config> {
     return take_spot(page, cls, fresh, 0u);
   }
 
-  enum class round_result { served, again, no_free_page };
+  /// directory_round's outcome for a lane: served; not served (`again`, `no_free_page`: the map
+  /// words it read had no free page; `narrow`: its whole-warp slot names another class's page with
+  /// room, the next rounds take its class's slots).
+  enum class round_result { served, again, no_free_page, narrow };
+  /// alloc_chunk: a bit of its round counter, set once a round answered round_result::narrow.
+  static constexpr std::uint32_t narrowed = 1u << 8;
   /// directory_round: set in an opener's share lanes when its page went into a small group's slot.
   static constexpr std::uint32_t offer_class_bit = 1u << 31;
 
@@ -550,19 +559,31 @@ class search : public multi_page<Config> {
     // 15-59 requests of 1281-1536 B without memory; docs/scatter.md, "One path per warp".)
     // (k < spots, every group of a class of 32 chunks a page or more, skips the division.)
     const std::uint32_t want = k < fresh.spots ? k : k % fresh.spots;
-    detail::device_atomic<std::uint32_t> entry(slot_for(cls, want));
+    // The lanes the slot is chosen for: a group of fine_group lanes or more takes a whole-warp slot,
+    // unless that slot named another class's page with room in an earlier round (round_result::
+    // narrow, then `narrowed` in `round`): then its class's slots, as a small group's.
+    const std::uint32_t slot_lanes = round >= narrowed ? 1u : want;
+    detail::device_atomic<std::uint32_t> entry(slot_for(cls, slot_lanes));
     std::uint32_t seen_entry = 0;
     std::uint32_t grant_page = 0;  // 1 + page of the grant (0: none)
     std::uint32_t grant = 0;       // first reservation index << 6 | reservations granted
     bool moved = false;            // the slot changed meanwhile: the want lanes try again with its page
+    bool foreign = false;          // the slot names a page of another chunk size with room
     if (rank == 0 && want != 0) {
       seen_entry = entry.load(detail::memory_order_relaxed);
       // A small group's class page and the dense-map flag are loaded with the slot (their loads in
       // flight together), in case the slot's page serves nobody.
-      const bool small = want < fine_group;
+      const bool small = slot_lanes < fine_group;
       const std::uint32_t class_seen = small ? detail::atomic_load_relaxed(class_page(cls)) : 0u;
       const std::uint32_t dense_seen = small ? detail::atomic_load_relaxed(dense_map()) : 0u;
-      reserve_on_entry(seen_entry, cls, fresh, want, grant_page, grant);
+      // A whole-warp slot is shared by the classes whose keys meet in it (warp_slot_key): its page
+      // of another class, with room (`foreign`), stays where it is; the lanes beyond the grant
+      // come round and take their class's slots (`narrow`). Installed over, the page would keep
+      // that room outside the directory, for the walk alone (a tight heap's mixed small sizes,
+      // filled until they run out: H100, 4 096 threads x 4-64 B in 16 MiB, 1 100 such pages of
+      // 16-48 B chunks and 63 % of the heap used; docs/scatter.md, "Whole-warp slots of several
+      // classes").
+      reserve_on_entry(seen_entry, cls, fresh, want, grant_page, grant, small ? nullptr : &foreign);
       if (grant == 0 && small && (seen_entry == 0 || dense_seen != 0u)) {
         // The slot's page served nobody (an empty slot; a full page while the map is dense): the
         // class page, if it names another page of the class with room; the slot then names that
@@ -572,7 +593,7 @@ class search : public multi_page<Config> {
         // census test, H100; so full slots come here too once the map is dense.)
         const std::uint32_t other = class_seen;
         if (other != 0 && other != seen_entry) {
-          reserve_on_entry(other, cls, fresh, want, grant_page, grant);
+          reserve_on_entry(other, cls, fresh, want, grant_page, grant, nullptr);
           if (grant != 0 && entry.compare_exchange_strong(seen_entry, other, detail::memory_order_relaxed,
                                                           detail::memory_order_relaxed)) {
             seen_entry = other;
@@ -586,7 +607,9 @@ class search : public multi_page<Config> {
     grant_page = detail::shuffle(peers, grant_page, leader);
     grant = detail::shuffle(peers, grant, leader);
     seen_entry = detail::shuffle(peers, seen_entry, leader);
-    moved = detail::shuffle(peers, moved ? 1u : 0u, leader) != 0u;
+    // moved (bit 0) and foreign (bit 1) in one shuffle.
+    const std::uint32_t slot_news = detail::shuffle(peers, (moved ? 1u : 0u) | (foreign ? 2u : 0u), leader);
+    moved = slot_news != 0u;
     const std::uint32_t got = grant & 63u;
     // Together: from here on the lanes of every group of the round (`arrived`) take the same
     // steps at once, those with a grant too, so that the groups' atomics are in flight together.
@@ -673,7 +696,7 @@ class search : public multi_page<Config> {
           std::uint32_t expected = seen_entry;
           bool won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
                                                    detail::memory_order_relaxed);
-          if (!won && ((share_lanes == 1u && fresh.spots < fine_group) || slot_shared(want))) {
+          if (!won && ((share_lanes == 1u && fresh.spots < fine_group) || slot_shared(slot_lanes))) {
             // Lost the slot to another group's page. The share keeps its page in hand and follows
             // the slot: share_lanes reservations on the page the slot names now (its own page then
             // goes back unused; lanes beyond a partial grant come round again), or, when that page
@@ -691,7 +714,7 @@ class search : public multi_page<Config> {
               DEVALLOC_PROBE(follow_slot);
               std::uint32_t other_page = 0;
               std::uint32_t other = 0;
-              reserve_on_entry(expected, cls, fresh, share_lanes, other_page, other);
+              reserve_on_entry(expected, cls, fresh, share_lanes, other_page, other, nullptr);
               if (other != 0) {
                 free_map_.release(page, fresh.span, detail::memory_order_relaxed);
                 grant_page = other_page;  // the share's grant, handed to its members below
@@ -713,7 +736,7 @@ class search : public multi_page<Config> {
             }
           }
           if (won) {
-            installed = want < fine_group;  // small groups share their new page through the class page
+            installed = slot_lanes < fine_group;  // small groups share their new page through the class page
           } else if (page != followed) {
             DEVALLOC_PROBE(open_lost);
             free_map_.release(page, fresh.span, detail::memory_order_relaxed);
@@ -749,7 +772,9 @@ class search : public multi_page<Config> {
       spot_page = grant_page - 1u;
       index = (grant >> 6) + rank;
     } else if (retry) {
-      // The slot moved: the lane tries its new page in the next round (result stays `again`).
+      // The slot moved: the lane tries its new page in the next round (result stays `again`), or
+      // it names another class's page with room: the lane takes its class's slots from now on.
+      if (slot_news > 1u) { result = round_result::narrow; }
     } else if (page == followed) {
       index = in_share;
       if (index < (grant & 63u)) {
@@ -782,9 +807,11 @@ class search : public multi_page<Config> {
   /// installed but not opened yet; a page that the last free reset (chunk size 0, free in the map)
   /// is claimed back in place and opened for this class. Sets grant_page (1 + page) and grant
   /// (first reservation index << 6 | reservations granted); leaves them unchanged if nothing was
-  /// granted.
+  /// granted. With `foreign` (not null), sets *foreign when nothing was granted because the page
+  /// has another chunk size and room for requests of that size (has_other_room).
   DEVALLOC_DEVICE void reserve_on_entry(std::uint32_t seen, std::uint32_t cls, const page_layout& fresh,
-                                        std::uint32_t k, std::uint32_t& grant_page, std::uint32_t& grant) const noexcept
+                                        std::uint32_t k, std::uint32_t& grant_page, std::uint32_t& grant,
+                                        bool* foreign) const noexcept
   {
     if (seen == 0) { return; }
     DEVALLOC_PROBE(page_try);
@@ -818,7 +845,10 @@ class search : public multi_page<Config> {
       }
       // Only a page of exactly this class serves the group: its lanes ask for different sizes of
       // the class, and only the class' chunk size fits each of them.
-      if (!has_room(now, cls, fresh.spots)) { return; }
+      if (!has_room(now, cls, fresh.spots)) {
+        if (foreign != nullptr) { *foreign = has_other_room(now, cls); }
+        return;
+      }
       old = state.fetch_add(k, detail::memory_order_acquire);
     }
     DEVALLOC_PROBE(reserve);
@@ -829,6 +859,7 @@ class search : public multi_page<Config> {
       grant_page = seen;
       grant = count_of(old) << 6 | got;
     }
+    if (got == 0 && foreign != nullptr) { *foreign = has_other_room(old, cls); }
     if (got < k) {
       DEVALLOC_PROBE(reserve_short);
       // A failed reservation wrote nothing: relaxed.
@@ -843,6 +874,14 @@ class search : public multi_page<Config> {
                                                       std::uint32_t spots) noexcept
   {
     return chunk_of(state) == chunk && count_of(state) < spots;
+  }
+
+  /// Whether a page in state `state` is split into chunks of another size than `chunk` (up to a
+  /// page: not part of a multi-page chunk) and has a spot left.
+  DEVALLOC_HOST_DEVICE static constexpr bool has_other_room(std::uint64_t state, std::uint32_t chunk) noexcept
+  {
+    const std::uint32_t other = chunk_of(state);
+    return other != chunk && other != 0u && other <= pagesize && has_spot(other, count_of(state));
   }
 
   /// Whether page `page` (as a directory entry names it) can serve no request of chunk size
