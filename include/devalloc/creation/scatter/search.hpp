@@ -543,7 +543,9 @@ class search : public multi_page<Config> {
     // Every lane of the round, whatever its class: the groups go through the round's steps
     // together (see "together" below).
     const std::uint32_t arrived = detail::active_mask();
-    const std::uint32_t peers = detail::match_any(arrived, cls);
+    // Groups by class and by `narrowed` (lanes of one class may be in different rounds), so that
+    // a group's lanes choose one slot (chunk sizes are below 2^31: the top bit is free).
+    const std::uint32_t peers = detail::match_any(arrived, cls | (round >= narrowed ? 1u << 31 : 0u));
     const unsigned leader = detail::leader_lane(peers);
     const std::uint32_t rank = detail::rank_in(peers);
     const std::uint32_t k = detail::popcount(peers);
