@@ -69,8 +69,9 @@ int run(std::size_t threads, unsigned lo, unsigned hi, std::size_t mib)
   devalloc::buffer<unsigned long long> count(1), bytes(1);
   const unsigned span = hi - lo + 1u;
   fill(h, threads, 0, lo, span, count.data(), bytes.data());
-  std::printf("%zu threads x %u-%u B until out of memory, heap %zu MiB: %llu allocations, %.1f %% of the heap requested\n",
-              threads, lo, hi, mib, count.get(0), 100.0 * static_cast<double>(bytes.get(0)) / heap_bytes);
+  std::printf(
+    "%zu threads x %u-%u B until out of memory, heap %zu MiB: %llu allocations, %.1f %% of the heap requested\n",
+    threads, lo, hi, mib, count.get(0), 100.0 * static_cast<double>(bytes.get(0)) / heap_bytes);
   for (const std::size_t more : {std::size_t{1}, std::size_t{32}}) {
     const unsigned long long before = count.get(0);
     fill(h, more, 1ull << 40, lo, span, count.data(), bytes.data());
@@ -104,9 +105,10 @@ int run(std::size_t threads, unsigned lo, unsigned hi, std::size_t mib)
   std::printf("free pages %u of %zu; chunks hold %.1f %% of the split pages' bytes\n", free_pages, pages.size(),
               split_bytes != 0 ? 100.0 * static_cast<double>(chunk_bytes) / split_bytes : 0.0);
   for (const auto& [chunk, r] : rows) {
-    std::printf("chunk %u B: %u pages, %llu chunks; part-filled pages named by no entry %u, a class slot %u, a warp slot "
-                "%u, the class page %u\n",
-                chunk, r.pages, r.chunks, r.part[0], r.part[1], r.part[2], r.part[3]);
+    std::printf(
+      "chunk %u B: %u pages, %llu chunks; part-filled pages named by no entry %u, a class slot %u, a warp slot "
+      "%u, the class page %u\n",
+      chunk, r.pages, r.chunks, r.part[0], r.part[1], r.part[2], r.part[3]);
   }
   return 0;
 }
