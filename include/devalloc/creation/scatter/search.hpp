@@ -689,7 +689,7 @@ class search : public multi_page<Config> {
       // benchmark's own 256 B and mixed 16-256 B cells 3 % (results/gpu/2026-11-27_09f76a4_H100/
       // bench-ab, variant vB), although the probe's kernel gained 4 %; it stays for one-lane opens
       // (open_for_one). Pages of one chunk opened so here cost every mixed cell 6-10 % as well
-      // (results/gpu/2026-11-27_s18_H100/ab-variants, `full1`).
+      // (results/gpu/2026-11-27_s18_H100/ab-variants (in commit 1e90c4e's tree), `full1`).
       if (opener && page != detail::page_bitmap::none) {
         bool installed = false;
         if (keeps_room) {
