@@ -846,7 +846,7 @@ TEST(ScatterFragmentation, AWholeWarpSlotKeepsAnotherClassPageWithRoom)
   // page of another class with room. It must leave the page where it is (its lanes take their
   // class' slots): installed over, the page would keep its room outside the directory, found by
   // the walk alone. With warp slots shared by the classes whose keys meet (every small heap),
-  // 4 096 threads filling a 16 MiB heap with 4-64 B requests left 1 100 such pages and used 63 %
+  // 4 096 threads filling a 16 MiB heap with 4-64 B requests left about 1 000 such pages and used 63 %
   // of the heap (H100; docs/scatter.md, "Whole-warp slots of several classes"). On the GPU each
   // warp arrives as one group of 32 (the case above; before the fix the page was named by no
   // entry); the CPU backend's emulated lanes arrive in random groups, whose small ones take their

@@ -582,8 +582,8 @@ class search : public multi_page<Config> {
       // of another class, with room (`foreign`), stays where it is; the lanes beyond the grant
       // come round and take their class's slots (`narrow`). Installed over, the page would keep
       // that room outside the directory, for the walk alone (a tight heap's mixed small sizes,
-      // filled until they run out: H100, 4 096 threads x 4-64 B in 16 MiB, 1 100 such pages of
-      // 16-48 B chunks and 63 % of the heap used; docs/scatter.md, "Whole-warp slots of several
+      // filled until they run out: H100, 4 096 threads x 4-64 B in 16 MiB, about 1 000 such pages
+      // of 16-48 B chunks and 63 % of the heap used; docs/scatter.md, "Whole-warp slots of several
       // classes").
       reserve_on_entry(seen_entry, cls, fresh, want, grant_page, grant, small ? nullptr : &foreign);
       if (grant == 0 && small && (seen_entry == 0 || dense_seen != 0u)) {
