@@ -106,17 +106,8 @@ class fill : public heap<Config> {
   DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
   {
     const std::uint32_t region = region_of(page);
-    region_sub_follow(region, region_sub_issue(region, delta), delta);
-  }
-  /// region_sub in two halves, for a caller with another atomic to issue in between (give_back's
-  /// reset): the RMW, whose value the caller hands to region_sub_follow only after issuing that
-  /// atomic, so that the two latencies overlap instead of adding up.
-  DEVALLOC_DEVICE std::uint32_t region_sub_issue(std::uint32_t region, std::uint32_t delta) const noexcept
-  {
-    return detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
-  }
-  DEVALLOC_DEVICE void region_sub_follow(std::uint32_t region, std::uint32_t old, std::uint32_t delta) const noexcept
-  {
+    const std::uint32_t old =
+      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
     const std::uint32_t pages = region_size(region);
     if (over_threshold(old, pages) && !over_threshold(old - delta, pages)) {
       detail::device_atomic<std::uint32_t>(*blockfull_of(region)).fetch_sub(1u, detail::memory_order_relaxed);
@@ -182,14 +173,9 @@ class fill : public heap<Config> {
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
     // +1 if the page was full and is not now, -1 if it is reset below (it had room then): a warp
     // that frees a full page's chunks together does both, and adds nothing (room_add).
-    // The region counter's RMW and the reset's CAS are issued before either value is looked at
-    // (a warp that frees a full page's chunks together does both: one memory latency, not two).
     std::uint32_t room = 0;
-    const bool leaves_full = count_of(before) >= n && count_of(before) - m < n;
-    const std::uint32_t region = region_of(page);
-    std::uint32_t region_old = 0;
-    if (leaves_full) {
-      region_old = region_sub_issue(region, 1u);
+    if (count_of(before) >= n && count_of(before) - m < n) {
+      region_sub(page, 1u);
       room = 1u;
     }
     if constexpr (resetfreedpages) {
@@ -213,7 +199,6 @@ class fill : public heap<Config> {
         }
       }
     }
-    if (leaves_full) { region_sub_follow(region, region_old, 1u); }
     if (room != 0) { room_add(page, n, room); }
     return before;
   }

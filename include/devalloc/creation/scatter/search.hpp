@@ -1277,9 +1277,7 @@ class search : public multi_page<Config> {
   DEVALLOC_DEVICE void count_opened(std::uint32_t page, const page_layout& layout, std::uint32_t granted,
                                     std::uint32_t count_before) const noexcept
   {
-    // A whole page's worth is full whatever the count before (transient +1s): decided without
-    // waiting for the open's RMW.
-    if (granted >= layout.spots || count_before + granted >= layout.spots) {
+    if (count_before + granted >= layout.spots) {
       region_add(page, 1u);
     } else {
       room_add(page, layout.spots, 1u);
