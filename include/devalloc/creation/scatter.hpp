@@ -604,8 +604,8 @@ class Scatter : public scatter_detail::search<Config> {
         fail(where + "fill count " + std::to_string(count) + " but " + std::to_string(used) + " in-page bits set");
       }
     }
-    // Each counter of a super block's full pages (blockfull_of: region r in counter r mod
-    // block_shards_) equals the full pages of the regions it counts.
+    // Each counter of a super block's regions over the threshold (blockfull_of: region r in
+    // counter r mod block_shards_) equals the number of its regions that are.
     const std::size_t words = static_cast<std::size_t>(blocks_) * block_shards_ * block_shard_stride;
     std::vector<std::uint32_t> blockfull(words);
     detail::backend::copy_to_host(blockfull.data(), blockfull_, words * sizeof(std::uint32_t));
@@ -615,13 +615,15 @@ class Scatter : public scatter_detail::search<Config> {
         fail("region " + std::to_string(r) + ": counter " + std::to_string(regions[r]) + " but " +
              std::to_string(full_pages[r]) + " full pages");
       }
-      over[static_cast<std::size_t>(blockfull_of(r) - blockfull_)] += full_pages[r];
+      if (over_threshold(regions[r], region_size(r))) {
+        ++over[static_cast<std::size_t>(blockfull_of(r) - blockfull_)];
+      }
     }
     for (std::size_t w = 0; w < words; w += block_shard_stride) {
       if (blockfull[w] != over[w]) {
         fail("super block " + std::to_string(w / block_shard_stride / block_shards_) + ", counter " +
              std::to_string(w / block_shard_stride % block_shards_) + ": " + std::to_string(blockfull[w]) +
-             " full pages counted but its regions have " + std::to_string(over[w]));
+             " regions counted over 90 % but " + std::to_string(over[w]) + " are");
       }
     }
     if (reported > 8) { errors += "... " + std::to_string(reported - 8) + " more\n"; }

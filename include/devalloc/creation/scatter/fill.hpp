@@ -8,8 +8,8 @@
 //
 //   * Regions (ScatterAlloc, Steinberger et al. 2012, §5.4) count their full pages; a region whose
 //     full pages exceed 90 % of its pages is skipped by the search's pass 0 (over_threshold). Each
-//     super block counts its full pages too (block_over: the walk leaves a super block at once
-//     when they are too many for any of its regions to be under that threshold).
+//     super block counts its regions over that threshold (block_over: the walk leaves a super
+//     block at once when all are).
 //   * Reservations (the fill count in the page state) are given back with the reset of a fully
 //     freed page (§6.2 free lines 9-16, give_back); the chunk's bit is won and released through
 //     detail/bitfield_page.hpp (take_spot, free_chunk).
@@ -74,59 +74,44 @@ class fill : public heap<Config> {
   {
     return static_cast<std::uint64_t>(full) * 10u > static_cast<std::uint64_t>(pages) * 9u;
   }
-  /// The least full pages with which a region of `pages` pages is over the threshold.
-  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t least_over(std::uint32_t pages) noexcept
-  {
-    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(pages) * 9u / 10u) + 1u;
-  }
-  /// The least full pages of super block `block` with which every region of it can be over the
-  /// threshold (block_over): least_over of each region, all of region_pages_ pages but the heap's
-  /// last, which may be shorter.
-  DEVALLOC_HOST_DEVICE std::uint32_t block_over_pages(std::uint32_t block) const noexcept
-  {
-    const std::uint32_t regions = block_regions(block);
-    const std::uint32_t last = region_of(block * pages_per_block_) + regions - 1u;
-    return (regions - 1u) * least_over(region_pages_) + least_over(region_size(last));
-  }
 
-  /// Whether super block `block` has so many full pages that no region of it can be under the
-  /// pass-0 threshold: its counters (the block's full pages) reach block_over_pages, the least
-  /// full pages with which every region can be over it (§5.4's "all regions full" test, kept
-  /// without a counter of regions over the threshold: that one needs each region change's
-  /// value, see region_add). Never false when every region is over the threshold; true also
-  /// when some are under while the block's full pages are at least that many (about 94 % of its
-  /// pages with 16-page regions; the walk then leaves the block for the next super block or
-  /// pass 1, which still looks at every region with room). The counters are read together
-  /// (independent loads: one memory latency).
+  /// Whether every region of super block `block` is over the pass-0 threshold (its counters of
+  /// such regions sum to its region count; §5.4). The counters are read together (independent
+  /// loads: one memory latency).
   DEVALLOC_DEVICE bool block_over(std::uint32_t block) const noexcept
   {
     const std::uint32_t* first = blockfull_first(block);
-    std::uint32_t full = 0;
+    std::uint32_t over = 0;
     DEVALLOC_UNROLL
     for (std::uint32_t s = 0; s < max_block_shards; ++s) {
-      if (s < block_shards_) { full += detail::atomic_load_relaxed(first[s * block_shard_stride]); }
+      if (s < block_shards_) { over += detail::atomic_load_relaxed(first[s * block_shard_stride]); }
     }
-    return full >= block_over_pages(block);
+    return over >= block_regions(block);
   }
 
-  /// Region counter +delta, and the super block's count of full pages (its counter for this
-  /// region: blockfull_of) with it: two RMWs whose values nobody waits for. A region counter's
-  /// own value (did this change cross the threshold?) kept a count of regions over the threshold
-  /// exact, but the lane that filled a page then waited one more memory latency before its group
-  /// went on; without that wait (a measurement-only build that kept no block count), the mixed
-  /// cells of devalloc-bench ran 2-7 % faster on the H100 (docs/scatter.md, "The region counter's
-  /// wait"; results/gpu/2026-12-06_s22_H100/ab-region).
+  /// Region counter +delta. When the region crosses the pass-0 threshold (over_threshold), the
+  /// super block's count of such regions follows (its counter for this region: blockfull_of):
+  /// every change of a region counter is one atomic RMW whose returned value says whether this
+  /// change crossed, so the block's counters are exact at rest.
   DEVALLOC_DEVICE void region_add(std::uint32_t page, std::uint32_t delta) const noexcept
   {
     const std::uint32_t region = region_of(page);
-    detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
-    detail::device_atomic<std::uint32_t>(*blockfull_of(region)).fetch_add(delta, detail::memory_order_relaxed);
+    const std::uint32_t old =
+      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
+    const std::uint32_t pages = region_size(region);
+    if (!over_threshold(old, pages) && over_threshold(old + delta, pages)) {
+      detail::device_atomic<std::uint32_t>(*blockfull_of(region)).fetch_add(1u, detail::memory_order_relaxed);
+    }
   }
   DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
   {
     const std::uint32_t region = region_of(page);
-    detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
-    detail::device_atomic<std::uint32_t>(*blockfull_of(region)).fetch_sub(delta, detail::memory_order_relaxed);
+    const std::uint32_t old =
+      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
+    const std::uint32_t pages = region_size(region);
+    if (over_threshold(old, pages) && !over_threshold(old - delta, pages)) {
+      detail::device_atomic<std::uint32_t>(*blockfull_of(region)).fetch_sub(1u, detail::memory_order_relaxed);
+    }
   }
 
   /// Whether pages of `spots` chunks are counted by the room counters (2 .. room_max_spots: flat

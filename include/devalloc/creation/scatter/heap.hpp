@@ -56,7 +56,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     std::size_t states_offset = 0;
     std::size_t bitmasks_offset = 0;
     std::size_t regions_offset = 0;
-    std::size_t blockfull_offset = 0;  ///< per super block: its full pages
+    std::size_t blockfull_offset = 0;  ///< per super block: regions over the 90 % threshold
     std::size_t free_map_offset = 0;   ///< free-page bitmap (64-bit words)
     std::size_t rooms_offset = 0;      ///< room counters (room_words, 32-byte aligned)
     std::size_t directory_offset = 0;  ///< class directory: page numbers of the class rows, warp slots, class pages
@@ -66,7 +66,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     std::uint32_t blocks = 0;
     std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
     std::uint32_t regions = 0;
-    std::uint32_t block_shards = 0;  ///< counters per super block of its full pages
+    std::uint32_t block_shards = 0;  ///< counters per super block of its regions over the threshold
     std::uint32_t slots = 0;         ///< directory slots per class
     std::uint32_t warp_slots = 0;    ///< directory slots of whole-warp groups (any class)
   };
@@ -151,13 +151,12 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     return std::size_t{directory_classes} * (slots + 1u) + warp_slots + 1u;
   }
 
-  /// Most counters a super block keeps of its full pages (fill.hpp, region_add): region r counts
-  /// in counter r mod block_shards, so that the regions that fill at once do not all add to one
-  /// word. One counter was one hot word for the whole heap (one super block by default; it then
-  /// counted regions over the threshold: 2^20 threads x 4 KiB crossed 65 536 regions in one
-  /// launch, and the frees crossed them back; H100 probe, split: frees of 4 KiB 4.8 -> 6.6 G/s,
-  /// of 512-8192 B 4.8 -> 6.25 G/s; results/gpu/2026-11-27_mark_H100). Full pages change more
-  /// often than that (every page that fills or stops being full), but with RMWs nobody waits for.
+  /// Most counters a super block keeps of its regions over the pass-0 threshold (fill.hpp,
+  /// region_add): region r counts in counter r mod block_shards, so that the regions that cross
+  /// the threshold at once do not all add to one word. One counter was one hot word for the whole
+  /// heap (one super block by default): 2^20 threads x 4 KiB cross 65 536 regions in one launch,
+  /// and the frees cross them back (H100 probe, split: frees of 4 KiB 4.8 -> 6.6 G/s, of
+  /// 512-8192 B 4.8 -> 6.25 G/s; results/gpu/2026-11-27_mark_H100).
   static constexpr std::uint32_t max_block_shards = 32;
   /// Words from one such counter to the next: each in a 32-byte sector of its own.
   static constexpr std::uint32_t block_shard_stride = 8;
@@ -281,7 +280,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint64_t* states_ = nullptr;        // per page: chunk size << 32 | fill count
   std::uint32_t* bitmasks_ = nullptr;      // per page: usage bits / segment-full marks / run length
   std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
-  std::uint32_t* blockfull_ = nullptr;     // per super block, block_shards_ counters: its full pages (as regions_)
+  std::uint32_t* blockfull_ = nullptr;     // per super block, block_shards_ counters: regions over the 90 % threshold
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
   detail::page_bitmap free_map_;           // per page: taken (split, multi-page, being opened or reset) or free
   std::uint32_t* rooms_ = nullptr;         // room_stripes x room_stride: pages with room per chunk count (room_add)
@@ -299,7 +298,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint32_t region_pages_ = 1;
   std::uint32_t regions_count_ = 0;
   // min(pages_per_block_ / region_pages_, max_block_shards), kept rather than derived where it is
-  // used: blockfull_of runs whenever a page fills or stops being full,
+  // used: blockfull_of runs whenever an allocation or a free moves a region across the threshold,
   // and the derivation would add a division by a runtime value there.
   std::uint32_t block_shards_ = 1;
   // Divisors by region_pages_, pages_per_block_ and block_shards_ (region_of, blockfull_of).
