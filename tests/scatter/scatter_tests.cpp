@@ -273,14 +273,11 @@ void expect_plan_consistent(std::uintptr_t base, std::size_t bytes)
   ASSERT_TRUE(g.blocks == 1 || g.pages_per_block % g.region_pages == 0) << "regions straddle super blocks: " << where;
   ASSERT_EQ(g.blocks, (g.pages + g.pages_per_block - 1) / g.pages_per_block) << where;
   ASSERT_EQ(g.regions, (g.pages + g.region_pages - 1) / g.region_pages) << where;
-  // no room left for one more page (and its 12 + 4 bytes of metadata, the counters of a new
-  // super block, alignment padding: the header and the pages to 256 bytes, the free-page map to
-  // 8, the room counters to 32)
+  // no room left for one more page (and its 12 + 4 bytes of metadata, alignment padding: the
+  // header and the pages to 256 bytes, the free-page map to 8, the room counters to 32)
   if (g.pages < S::max_pages) {
     const std::uint64_t used = g.data_offset + static_cast<std::uint64_t>(g.pages) * S::pagesize;
-    const std::uint64_t block_counters = std::uint64_t{32} * g.block_shards;  // a 32-byte sector each
-    ASSERT_LT(bytes - used, S::pagesize + 16u + 2u * 256u + 8u + 32u + block_counters)
-      << "the plan leaves a page unused: " << where;
+    ASSERT_LT(bytes - used, S::pagesize + 16u + 2u * 256u + 8u + 32u) << "the plan leaves a page unused: " << where;
   }
 }
 

@@ -318,7 +318,6 @@ class Scatter : public scatter_detail::search<Config> {
     heap.states_ = reinterpret_cast<std::uint64_t*>(base + g.states_offset);
     heap.bitmasks_ = reinterpret_cast<std::uint32_t*>(base + g.bitmasks_offset);
     heap.regions_ = reinterpret_cast<std::uint32_t*>(base + g.regions_offset);
-    heap.blockfull_ = reinterpret_cast<std::uint32_t*>(base + g.blockfull_offset);
     heap.free_map_ = detail::page_bitmap(reinterpret_cast<std::uint64_t*>(base + g.free_map_offset), g.pages);
     heap.rooms_ = reinterpret_cast<std::uint32_t*>(base + g.rooms_offset);
     heap.directory_ = reinterpret_cast<std::uint32_t*>(base + g.directory_offset);
@@ -327,7 +326,7 @@ class Scatter : public scatter_detail::search<Config> {
     heap.data_ = base + g.data_offset;
     heap.data_end_ = heap.data_ + static_cast<std::size_t>(g.pages) * pagesize;
     heap.meta_bytes_ = g.meta_bytes;
-    heap.set_geometry(g.pages, g.pages_per_block, g.blocks, g.region_pages, g.regions, g.block_shards);
+    heap.set_geometry(g.pages, g.pages_per_block, g.blocks, g.region_pages, g.regions);
     heap.finalize_heap(stream);
     return heap;
   }
@@ -604,26 +603,10 @@ class Scatter : public scatter_detail::search<Config> {
         fail(where + "fill count " + std::to_string(count) + " but " + std::to_string(used) + " in-page bits set");
       }
     }
-    // Each counter of a super block's regions over the threshold (blockfull_of: region r in
-    // counter r mod block_shards_) equals the number of its regions that are.
-    const std::size_t words = static_cast<std::size_t>(blocks_) * block_shards_ * block_shard_stride;
-    std::vector<std::uint32_t> blockfull(words);
-    detail::backend::copy_to_host(blockfull.data(), blockfull_, words * sizeof(std::uint32_t));
-    std::vector<std::uint32_t> over(words, 0);
     for (std::uint32_t r = 0; r < regions_count_; ++r) {
       if (regions[r] != full_pages[r]) {
         fail("region " + std::to_string(r) + ": counter " + std::to_string(regions[r]) + " but " +
              std::to_string(full_pages[r]) + " full pages");
-      }
-      if (over_threshold(regions[r], region_size(r))) {
-        ++over[static_cast<std::size_t>(blockfull_of(r) - blockfull_)];
-      }
-    }
-    for (std::size_t w = 0; w < words; w += block_shard_stride) {
-      if (blockfull[w] != over[w]) {
-        fail("super block " + std::to_string(w / block_shard_stride / block_shards_) + ", counter " +
-             std::to_string(w / block_shard_stride % block_shards_) + ": " + std::to_string(blockfull[w]) +
-             " regions counted over 90 % but " + std::to_string(over[w]) + " are");
       }
     }
     if (reported > 8) { errors += "... " + std::to_string(reported - 8) + " more\n"; }
@@ -796,10 +779,6 @@ class Scatter : public scatter_detail::search<Config> {
   // The heap view (creation/scatter/heap.hpp).
   using base::active_block_;
   using base::bitmasks_;
-  using base::block_shard_stride;
-  using base::block_shards_;
-  using base::blockfull_;
-  using base::blockfull_of;
   using base::blocks_;
   using base::data_;
   using base::data_end_;

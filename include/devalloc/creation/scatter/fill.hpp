@@ -7,9 +7,8 @@
 // overview; docs/scatter.md states the invariants C2, C6, C7 and 9 kept here):
 //
 //   * Regions (ScatterAlloc, Steinberger et al. 2012, §5.4) count their full pages; a region whose
-//     full pages exceed 90 % of its pages is skipped by the search's pass 0 (over_threshold). Each
-//     super block counts its regions over that threshold (block_over: the walk leaves a super
-//     block at once when all are).
+//     full pages exceed 90 % of its pages is skipped by the search's pass 0 (over_threshold); a
+//     sample of a super block's region counters tells the walk when to leave it (block_over).
 //   * Reservations (the fill count in the page state) are given back with the reset of a fully
 //     freed page (§6.2 free lines 9-16, give_back); the chunk's bit is won and released through
 //     detail/bitfield_page.hpp (take_spot, free_chunk).
@@ -42,12 +41,7 @@ class fill : public heap<Config> {
   using base::active_block_;
   using base::bitmasks_;
   using base::block_regions;
-  using base::block_shard_stride;
-  using base::block_shards_;
-  using base::blockfull_first;
-  using base::blockfull_of;
   using base::free_map_;
-  using base::max_block_shards;
   using base::page_data;
   using base::pages_per_block_;
   using base::pagesize;
@@ -75,43 +69,44 @@ class fill : public heap<Config> {
     return static_cast<std::uint64_t>(full) * 10u > static_cast<std::uint64_t>(pages) * 9u;
   }
 
-  /// Whether every region of super block `block` is over the pass-0 threshold (its counters of
-  /// such regions sum to its region count; §5.4). The counters are read together (independent
-  /// loads: one memory latency).
-  DEVALLOC_DEVICE bool block_over(std::uint32_t block) const noexcept
+  /// Region counters of a super block that block_over reads.
+  static constexpr std::uint32_t block_samples = 32;
+
+  /// Whether the walk's pass 0 leaves super block `block` (§5.4: every region over the
+  /// threshold): block_samples of its region counters, spread evenly over the block from region
+  /// `from` on (the walk's current region, so that each look samples other regions), are all over
+  /// the threshold. A sample, not a count: it may say so while a region it did not read is
+  /// under the threshold, and the request then goes on to the next super block or to pass 1
+  /// (which reads every region with room), never to a wrong failure. The counters are read
+  /// together (independent loads: one memory latency). Until session 2026-12-06 the block kept
+  /// counters of its regions over the threshold, exact, at the price of a wait on every
+  /// allocation that filled a page (region_add; docs/scatter.md, "The region counter's wait").
+  DEVALLOC_DEVICE bool block_over(std::uint32_t block, std::uint32_t from) const noexcept
   {
-    const std::uint32_t* first = blockfull_first(block);
-    std::uint32_t over = 0;
+    const std::uint32_t n = block_regions(block);
+    const std::uint32_t first = region_of(block * pages_per_block_);
+    std::uint32_t under = 0;
     DEVALLOC_UNROLL
-    for (std::uint32_t s = 0; s < max_block_shards; ++s) {
-      if (s < block_shards_) { over += detail::atomic_load_relaxed(first[s * block_shard_stride]); }
+    for (std::uint32_t k = 0; k < block_samples; ++k) {
+      if (k < n) {
+        std::uint32_t r = from - first + static_cast<std::uint32_t>(std::uint64_t{k} * n / block_samples);
+        if (r >= n) { r -= n; }
+        r += first;
+        under += over_threshold(detail::atomic_load_relaxed(regions_[r]), region_size(r)) ? 0u : 1u;
+      }
     }
-    return over >= block_regions(block);
+    return under == 0;
   }
 
-  /// Region counter +delta. When the region crosses the pass-0 threshold (over_threshold), the
-  /// super block's count of such regions follows (its counter for this region: blockfull_of):
-  /// every change of a region counter is one atomic RMW whose returned value says whether this
-  /// change crossed, so the block's counters are exact at rest.
+  /// Region counter +delta / -delta: one RMW whose value nobody waits for (a page that fills or
+  /// stops being full; invariant 7 keeps each exact at rest).
   DEVALLOC_DEVICE void region_add(std::uint32_t page, std::uint32_t delta) const noexcept
   {
-    const std::uint32_t region = region_of(page);
-    const std::uint32_t old =
-      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_add(delta, detail::memory_order_relaxed);
-    const std::uint32_t pages = region_size(region);
-    if (!over_threshold(old, pages) && over_threshold(old + delta, pages)) {
-      detail::device_atomic<std::uint32_t>(*blockfull_of(region)).fetch_add(1u, detail::memory_order_relaxed);
-    }
+    detail::device_atomic<std::uint32_t>(regions_[region_of(page)]).fetch_add(delta, detail::memory_order_relaxed);
   }
   DEVALLOC_DEVICE void region_sub(std::uint32_t page, std::uint32_t delta) const noexcept
   {
-    const std::uint32_t region = region_of(page);
-    const std::uint32_t old =
-      detail::device_atomic<std::uint32_t>(regions_[region]).fetch_sub(delta, detail::memory_order_relaxed);
-    const std::uint32_t pages = region_size(region);
-    if (over_threshold(old, pages) && !over_threshold(old - delta, pages)) {
-      detail::device_atomic<std::uint32_t>(*blockfull_of(region)).fetch_sub(1u, detail::memory_order_relaxed);
-    }
+    detail::device_atomic<std::uint32_t>(regions_[region_of(page)]).fetch_sub(delta, detail::memory_order_relaxed);
   }
 
   /// Whether pages of `spots` chunks are counted by the room counters (2 .. room_max_spots: flat

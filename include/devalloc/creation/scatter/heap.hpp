@@ -56,7 +56,6 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     std::size_t states_offset = 0;
     std::size_t bitmasks_offset = 0;
     std::size_t regions_offset = 0;
-    std::size_t blockfull_offset = 0;  ///< per super block: regions over the 90 % threshold
     std::size_t free_map_offset = 0;   ///< free-page bitmap (64-bit words)
     std::size_t rooms_offset = 0;      ///< room counters (room_words, 32-byte aligned)
     std::size_t directory_offset = 0;  ///< class directory: page numbers of the class rows, warp slots, class pages
@@ -66,9 +65,8 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     std::uint32_t blocks = 0;
     std::uint32_t region_pages = 0;  ///< pages per region (<= regionsize, divides pages_per_block)
     std::uint32_t regions = 0;
-    std::uint32_t block_shards = 0;  ///< counters per super block of its regions over the threshold
-    std::uint32_t slots = 0;         ///< directory slots per class
-    std::uint32_t warp_slots = 0;    ///< directory slots of whole-warp groups (any class)
+    std::uint32_t slots = 0;       ///< directory slots per class
+    std::uint32_t warp_slots = 0;  ///< directory slots of whole-warp groups (any class)
   };
 
   /// Host. Splits `bytes` bytes at address `base` into metadata and as many pages as fit.
@@ -98,7 +96,6 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     g.states_offset = p.states - base;
     g.bitmasks_offset = p.bitmasks - base;
     g.regions_offset = p.regions - base;
-    g.blockfull_offset = p.blockfull - base;
     g.free_map_offset = p.free_map - base;
     g.rooms_offset = p.rooms - base;
     g.directory_offset = p.directory - base;
@@ -109,7 +106,6 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     g.blocks = p.blocks;
     g.region_pages = p.region_pages;
     g.regions = p.regions_count;
-    g.block_shards = p.block_shards;
     g.slots = p.slots;
     g.warp_slots = p.warp_slots;
     return g;
@@ -151,16 +147,6 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     return std::size_t{directory_classes} * (slots + 1u) + warp_slots + 1u;
   }
 
-  /// Most counters a super block keeps of its regions over the pass-0 threshold (fill.hpp,
-  /// region_add): region r counts in counter r mod block_shards, so that the regions that cross
-  /// the threshold at once do not all add to one word. One counter was one hot word for the whole
-  /// heap (one super block by default): 2^20 threads x 4 KiB cross 65 536 regions in one launch,
-  /// and the frees cross them back (H100 probe, split: frees of 4 KiB 4.8 -> 6.6 G/s, of
-  /// 512-8192 B 4.8 -> 6.25 G/s; results/gpu/2026-11-27_mark_H100).
-  static constexpr std::uint32_t max_block_shards = 32;
-  /// Words from one such counter to the next: each in a 32-byte sector of its own.
-  static constexpr std::uint32_t block_shard_stride = 8;
-
   /// Pages with room are counted per chunk count m (chunks a page) for m <= room_max_spots
   /// (fill.hpp, room_add; m = 1 is never counted: such a page with room is a free page), in
   /// room_stripes copies, one 32-byte sector each (stripe: the page's index modulo room_stripes),
@@ -173,17 +159,17 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   static_assert(room_max_spots <= room_stride, "heap: a stripe of room counters must hold every counted chunk count");
 
   /// Smallest pool (in bytes, from any address) that holds one page: alignment, header, one
-  /// page's state, bitfield and region counter, one block counter's sector, bitmap word, room
-  /// counters, directory, page alignment.
+  /// page's state, bitfield and region counter, bitmap word, room counters, directory, page
+  /// alignment.
   static constexpr std::size_t min_pool_bytes =
-    255 + 256 + 16 + 4 * block_shard_stride + 7 + 8 + 31 + 4 * room_words + 4 * directory_words(1, 1) + 255 + pagesize;
+    255 + 256 + 16 + 7 + 8 + 31 + 4 * room_words + 4 * directory_words(1, 1) + 255 + pagesize;
 
  protected:
   static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
 
   struct planned {
-    std::uintptr_t states, bitmasks, regions, blockfull, free_map, rooms, directory, data, end;
-    std::uint32_t pages_per_block, blocks, region_pages, regions_count, block_shards, slots, warp_slots;
+    std::uintptr_t states, bitmasks, regions, free_map, rooms, directory, data, end;
+    std::uint32_t pages_per_block, blocks, region_pages, regions_count, slots, warp_slots;
   };
 
   // Layout of `pages` pages with the metadata starting at `meta` (256-aligned). 64-bit sums.
@@ -203,13 +189,10 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     p.blocks = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + per_block - 1) / per_block);
     p.region_pages = static_cast<std::uint32_t>(region);
     p.regions_count = static_cast<std::uint32_t>(pages == 0 ? 0 : (pages + region - 1) / region);
-    const std::uint64_t block_regions = per_block / region;  // per_block is a multiple of region
-    p.block_shards = static_cast<std::uint32_t>(block_regions < max_block_shards ? block_regions : max_block_shards);
     p.states = meta + 256;
     p.bitmasks = p.states + std::uintptr_t{8} * pages;
     p.regions = p.bitmasks + std::uintptr_t{4} * pages;
-    p.blockfull = p.regions + std::uintptr_t{4} * p.regions_count;
-    p.free_map = align_up(p.blockfull + std::uintptr_t{4} * block_shard_stride * p.block_shards * p.blocks, 8);
+    p.free_map = align_up(p.regions + std::uintptr_t{4} * p.regions_count, 8);
     p.rooms = align_up(p.free_map + std::uintptr_t{8} * detail::page_bitmap::words_for(pages), 32);
     p.directory = p.rooms + std::uintptr_t{4} * room_words;
     p.slots = slots_for(pages);
@@ -238,15 +221,6 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     return whole + (n != whole * region_pages_);
   }
 
-  /// The counter of region `region`'s super block that counts it (region_add), and the super
-  /// block's first counter (block_over sums block_shards_ of them, block_shard_stride apart).
-  DEVALLOC_HOST_DEVICE std::uint32_t* blockfull_of(std::uint32_t region) const noexcept
-  {
-    const std::uint32_t block = blocks_ == 1u ? 0u : block_div_.quotient(region * region_pages_);
-    const std::uint32_t shard = region - shard_div_.quotient(region) * block_shards_;
-    return blockfull_ + (static_cast<std::size_t>(block) * block_shards_ + shard) * block_shard_stride;
-  }
-
   /// The region of page `page` (page / region_pages_ without a divide instruction: the fill
   /// accounting asks at every page that fills or empties, and each division took about 20
   /// instructions and their registers in every allocating kernel).
@@ -254,23 +228,15 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
 
   /// Sets the geometry's counts and their divisors (init_heap).
   void set_geometry(std::uint32_t pages, std::uint32_t pages_per_block, std::uint32_t blocks,
-                    std::uint32_t region_pages, std::uint32_t regions, std::uint32_t block_shards) noexcept
+                    std::uint32_t region_pages, std::uint32_t regions) noexcept
   {
     pages_ = pages;
     pages_per_block_ = pages_per_block;
     blocks_ = blocks;
     region_pages_ = region_pages;
     regions_count_ = regions;
-    block_shards_ = block_shards;
     region_div_ = detail::fixed_divisor<std::uint32_t>(region_pages);
-    block_div_ = detail::fixed_divisor<std::uint32_t>(pages_per_block);
-    shard_div_ = detail::fixed_divisor<std::uint32_t>(block_shards);
   }
-  DEVALLOC_HOST_DEVICE std::uint32_t* blockfull_first(std::uint32_t block) const noexcept
-  {
-    return blockfull_ + static_cast<std::size_t>(block) * block_shards_ * block_shard_stride;
-  }
-
   DEVALLOC_HOST_DEVICE std::uint32_t region_size(std::uint32_t region) const noexcept
   {
     const std::uint32_t first = region * region_pages_;
@@ -280,7 +246,6 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint64_t* states_ = nullptr;        // per page: chunk size << 32 | fill count
   std::uint32_t* bitmasks_ = nullptr;      // per page: usage bits / segment-full marks / run length
   std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
-  std::uint32_t* blockfull_ = nullptr;     // per super block, block_shards_ counters: regions over the 90 % threshold
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
   detail::page_bitmap free_map_;           // per page: taken (split, multi-page, being opened or reset) or free
   std::uint32_t* rooms_ = nullptr;         // room_stripes x room_stride: pages with room per chunk count (room_add)
@@ -297,14 +262,8 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint32_t blocks_ = 0;
   std::uint32_t region_pages_ = 1;
   std::uint32_t regions_count_ = 0;
-  // min(pages_per_block_ / region_pages_, max_block_shards), kept rather than derived where it is
-  // used: blockfull_of runs whenever an allocation or a free moves a region across the threshold,
-  // and the derivation would add a division by a runtime value there.
-  std::uint32_t block_shards_ = 1;
-  // Divisors by region_pages_, pages_per_block_ and block_shards_ (region_of, blockfull_of).
+  // Divisor by region_pages_ (region_of).
   detail::fixed_divisor<std::uint32_t> region_div_;
-  detail::fixed_divisor<std::uint32_t> block_div_;
-  detail::fixed_divisor<std::uint32_t> shard_div_;
 };
 
 }  // namespace creation::scatter_detail

@@ -1073,13 +1073,14 @@ class search : public multi_page<Config> {
         if (void* p = walk_pages(page, 1u, span, size, cls, fresh, exhaustive)) { return p; }
       } else {
         DEVALLOC_PROBE(region_skip);
-        // Every region of the block is over the threshold: the rest of this walk would skip them
-        // all (an exact shortcut of the paper's walk; without it, thousands of workers that started
-        // in a super block that filled up meanwhile each walk all of its regions). Asked at the
-        // first skipped region and every block_over_every-th after it: block_over reads up to 32
-        // counters, and a failing request in a tight heap skips thousands of regions (asked at
-        // every one, 16-4096 B at 80 % fill took 27-29 instead of 22-23 ms: H100 probe).
-        if (!exhaustive && skipped++ % block_over_every == 0 && block_over(block)) { return nullptr; }
+        // A sample of the block's regions is over the threshold: the rest of this walk would
+        // likely skip them all (a shortcut of the paper's walk; without it, thousands of workers
+        // that started in a super block that filled up meanwhile each walk all of its regions).
+        // Asked at the first skipped region and every block_over_every-th after it: block_over
+        // reads up to 32 counters, and a failing request in a tight heap skips thousands of
+        // regions (asked at every one, 16-4096 B at 80 % fill took 27-29 instead of 22-23 ms:
+        // H100 probe, with the exact block counters of that time).
+        if (!exhaustive && skipped++ % block_over_every == 0 && block_over(block, region)) { return nullptr; }
       }
       left -= span;
       pos += span;
