@@ -9,7 +9,7 @@
 // Layout of the pool (every structure lives inside it; the policy object only holds pointers):
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
-//   [region counters: 4 B x regions][super block counters][free-page map: 1 bit x pages]
+//   [region counters: 4 B x regions][free-page map: 1 bit x pages]
 //   [room counters: 128 stripes x 32 B]
 //   [class directory: 4 B x (classes x (slots + 1) + warp slots + 1)][pad to 256][page 0][page 1] ... [page pages-1]
 //
@@ -70,8 +70,9 @@
 //   creation/scatter/heap.hpp        scatter_detail::heap: the pool layout above (geometry, plan)
 //                                    and the heap view (pointers, page / super block / region
 //                                    geometry)
-//   creation/scatter/fill.hpp        scatter_detail::fill: region and super block fill counters
-//                                    (region_add / region_sub, over_threshold, block_over),
+//   creation/scatter/fill.hpp        scatter_detail::fill: region fill counters (region_add /
+//                                    region_sub, over_threshold) and the super block look at a
+//                                    sample of them (block_over),
 //                                    account_increment, give_back, free_chunk, maybe_reactivate
 //   creation/scatter/pages.hpp       scatter_detail::multi_page: requests larger than a page
 //                                    (alloc_pages, take_pages, free_pages, add_run_to_regions)

@@ -9,7 +9,7 @@
 // §4.3.5, initHeap):
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
-//   [region counters: 4 B x regions][super block counters: 4 B x blocks]
+//   [region counters: 4 B x regions]
 //   [free-page bitmap: 1 bit per page, 64-bit words]
 //   [room counters: room_stripes sectors of 32 B: pages with room per chunk count 1..8]
 //   [class directory: 4 B x (classes x (slots + 1) + warp slots) + the dense-map flag, 4 B]
