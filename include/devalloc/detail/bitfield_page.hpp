@@ -186,6 +186,29 @@ struct bitfield_page {
     return *reinterpret_cast<std::uint32_t*>(page + pagesize - sizeof(std::uint32_t) * (s + 1u));
   }
 
+  /// Bytes at the end of a page that hold its segment words (at most 32 segments).
+  static constexpr std::uint32_t segment_words_bytes = 32u * sizeof(std::uint32_t);
+
+  /// Zeroes every segment word a hierarchical page can have (the page's last 128 bytes: its
+  /// segment words, and below them chunk bytes no one owns while the page is being opened), with
+  /// 16-byte stores and no loop: opening a page is inlined at several places in every allocating
+  /// kernel, and a loop over the layout's segments, unrolled, was a few hundred instructions of
+  /// each copy. Plain stores: the opener owns the page, and its release (the state's fetch_add)
+  /// publishes them.
+  DEVALLOC_DEVICE static void clear_segment_words(char* page) noexcept
+  {
+    static_assert(pagesize % 256u == 0 && pagesize >= 256u, "pages are 256-aligned multiples of 256 bytes");
+#if DEVALLOC_BACKEND_CUDA && defined(__CUDA_ARCH__)
+    auto* words = reinterpret_cast<uint4*>(page + pagesize - segment_words_bytes);
+    DEVALLOC_UNROLL
+    for (std::uint32_t i = 0; i < segment_words_bytes / sizeof(uint4); ++i) { words[i] = make_uint4(0u, 0u, 0u, 0u); }
+#else
+    for (std::uint32_t s = 0; s < segment_words_bytes / sizeof(std::uint32_t); ++s) {
+      detail::device_atomic<std::uint32_t>(segment_word(page, s)).store(0u, detail::memory_order_relaxed);
+    }
+#endif
+  }
+
   /// With a reservation held, win one bit (tryUsePage lines 7-19; hierarchical: thesis §4.3.5) of
   /// the page at `base` whose bitfield (flat: usage bits; hierarchical: segment-full marks) is
   /// `bits`, and return its chunk. If no bit can be won, calls `give_up()` (which gives the

@@ -35,6 +35,9 @@
 #define DEVALLOC_NOINLINE __noinline__
 // Unrolls the loop that follows (nvcc's #pragma unroll; the CPU build leaves it to the compiler).
 #define DEVALLOC_UNROLL _Pragma("unroll")
+// Keeps the loop that follows rolled (nvcc's #pragma unroll 1): a rare or data-dependent loop
+// whose unrolled copies would only add to the code every allocating kernel carries.
+#define DEVALLOC_NO_UNROLL _Pragma("unroll 1")
 #define DEVALLOC_ABI_NAMESPACE backend_cuda
 #else
 #define DEVALLOC_BACKEND_CUDA 0
@@ -45,6 +48,7 @@
 #define DEVALLOC_FORCEINLINE inline __attribute__((always_inline))
 #define DEVALLOC_NOINLINE __attribute__((noinline))
 #define DEVALLOC_UNROLL
+#define DEVALLOC_NO_UNROLL
 #endif
 
 /// Opens / closes namespace devalloc and the backend's inline ABI namespace inside it.

@@ -106,6 +106,7 @@ class search : public multi_page<Config> {
   using base::take_spot;
   using base::warp_slots_;
   using page_format::chunk_of;
+  using page_format::clear_segment_words;
   using page_format::count_of;
   using page_format::flat_spots;
   using page_format::has_spot;
@@ -718,7 +719,7 @@ class search : public multi_page<Config> {
               std::uint32_t other = 0;
               reserve_on_entry(expected, cls, fresh, share_lanes, other_page, other, nullptr);
               if (other != 0) {
-                free_map_.release(page, fresh.span, detail::memory_order_relaxed);
+                free_map_.release(page, fresh.spans() ? fresh.span : 1u, detail::memory_order_relaxed);
                 grant_page = other_page;  // the share's grant, handed to its members below
                 grant = other;
                 page = followed;
@@ -741,7 +742,7 @@ class search : public multi_page<Config> {
             installed = slot_lanes < fine_group;  // small groups share their new page through the class page
           } else if (page != followed) {
             DEVALLOC_PROBE(open_lost);
-            free_map_.release(page, fresh.span, detail::memory_order_relaxed);
+            free_map_.release(page, fresh.spans() ? fresh.span : 1u, detail::memory_order_relaxed);
             page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
           }
         }
@@ -1291,10 +1292,7 @@ class search : public multi_page<Config> {
     detail::device_atomic<std::uint64_t> state(states_[page]);
     if (layout.hierarchical) {
       detail::device_atomic<std::uint32_t>(bitmasks_[page]).store(0u, detail::memory_order_relaxed);
-      char* base = page_data(page);
-      for (std::uint32_t s = 0; s < layout.segments(); ++s) {
-        detail::device_atomic<std::uint32_t>(segment_word(base, s)).store(0u, detail::memory_order_relaxed);
-      }
+      clear_segment_words(page_data(page));
     }
     // A span: its other pages are marked before the first page's state (release) names the size.
     if (layout.spans()) { mark_span(page, layout.span); }
