@@ -340,10 +340,10 @@ class page_bitmap {
   DEVALLOC_DEVICE std::uint64_t take_free(std::uint32_t w, std::uint64_t& value, std::uint32_t want,
                                           unsigned rotate) const noexcept
   {
-    // Every loop here rolled: take_free is inlined at five places of every allocating kernel, and
-    // unrolled its loops were 1 838 instructions (11 % of Scatter's alloc kernel) and 27 % of the
-    // instructions a tight heap's launch executed (ncu, H100, session 2026-12-06, twenty-third;
-    // docs/scatter.md, "The instruction cache").
+    // Every loop here rolled: inlined in claim_some five times (its start word and one copy per
+    // word of its batch, until session 2026-12-06, twenty-third) with its loops unrolled, take_free
+    // was 1 838 instructions (11 % of Scatter's alloc kernel) and 27 % of the instructions a tight
+    // heap's launch executed (ncu, H100; docs/scatter.md, "The instruction cache").
     DEVALLOC_NO_UNROLL
     for (unsigned tries = 0; tries < 64u; ++tries) {
       const std::uint64_t free_bits = ~value & valid(w);
