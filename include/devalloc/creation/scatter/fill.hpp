@@ -73,14 +73,15 @@ class fill : public heap<Config> {
   static constexpr std::uint32_t block_samples = 32;
 
   /// Whether the walk's pass 0 leaves super block `block` (§5.4: every region over the
-  /// threshold): block_samples of its region counters, spread evenly over the block from region
-  /// `from` on (the walk's current region, so that each look samples other regions), are all over
-  /// the threshold. A sample, not a count: it may say so while a region it did not read is
-  /// under the threshold, and the request then goes on to the next super block or to pass 1
-  /// (which reads every region with room), never to a wrong failure. The counters are read
-  /// together (independent loads: one memory latency). Until session 2026-12-06 the block kept
-  /// counters of its regions over the threshold, exact, at the price of a wait on every
-  /// allocation that filled a page (region_add; docs/scatter.md, "The region counter's wait").
+  /// threshold): every region counter of a block of at most block_samples regions (exact), else
+  /// block_samples of them, spread evenly over the block from region `from` on (the walk's current
+  /// region, so that each look samples other regions), are all over the threshold. A sample, not
+  /// a count: it may say so while a region it did not read is under the threshold, and the
+  /// request then goes on to the next super block or to pass 1 (which reads every region with
+  /// room), never to a wrong failure. The counters are read together (independent loads: one
+  /// memory latency). Until session 2026-12-06 the block kept counters of its regions over the
+  /// threshold, exact, at the price of a wait on every allocation that filled a page (region_add;
+  /// docs/scatter.md, "The region counter's wait").
   DEVALLOC_DEVICE bool block_over(std::uint32_t block, std::uint32_t from) const noexcept
   {
     const std::uint32_t n = block_regions(block);
@@ -89,7 +90,10 @@ class fill : public heap<Config> {
     DEVALLOC_UNROLL
     for (std::uint32_t k = 0; k < block_samples; ++k) {
       if (k < n) {
-        std::uint32_t r = from - first + static_cast<std::uint32_t>(std::uint64_t{k} * n / block_samples);
+        // (k n / block_samples for every k < n would read the same few regions of a small block.)
+        const std::uint32_t step =
+          n <= block_samples ? k : static_cast<std::uint32_t>(std::uint64_t{k} * n / block_samples);
+        std::uint32_t r = from - first + step;
         if (r >= n) { r -= n; }
         r += first;
         under += over_threshold(detail::atomic_load_relaxed(regions_[r]), region_size(r)) ? 0u : 1u;
