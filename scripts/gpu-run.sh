@@ -140,12 +140,13 @@ if [ -n "$bench_args" ] && [ -x bench/devalloc-bench ]; then
   }
   : >"$OUT/bench.log"
   run_bench "$OUT/bench" || status=1
-  # A sticky CUDA error (an illegal address: the open defect of CUDA's malloc under coalescing,
-  # docs/coalescing.md, "Known defects") leaves the device unusable for the rest of the process,
-  # and devalloc-bench runs no later test. The test where it happened and those after it run again
-  # in a new process (at most twice), and the parts are merged, so that one fault costs one test's
-  # records, not the run's; the run still counts as failed, and the merged meta's `interrupted_by`
-  # names the cell and its error.
+  # A sticky CUDA error leaves the device unusable for the rest of the process. devalloc-bench
+  # runs the allocators over CUDA's malloc (where the open defect of docs/coalescing.md, "Known
+  # defects", strikes) in child processes and retries those itself (docs/bench.md); a fault in
+  # its own process (any other allocator) stops the run: the test where it happened and those
+  # after it run again in a new process (at most twice), and the parts are merged, so that one
+  # fault costs one test's records, not the run's; the run still counts as failed, and the merged
+  # meta's `interrupted_by` names the cell and its error.
   retry_args=$(echo "$bench_args" | sed -E 's/--tests(=| +)[^ ]+//g')
   for retry in 1 2; do
     left=$(python3 tools/unfinished-tests "$OUT/bench/results.json" --keep "$OUT/bench/part-$retry.json") || break

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -531,6 +532,13 @@ void finish_cell(Context& ctx, CellOut& out, double seconds)
   ctx.cell_spans_ms.clear();
   ctx.records.push_back(out.rec);
   for (auto& r : out.extra) { ctx.records.push_back(r); }
+  if (ctx.opt.child) {
+    // Each cell's records reach the parent at once: a child that dies keeps what it finished
+    // (write_child_records writes them all again at its end).
+    std::ofstream child_out(ctx.opt.child_out, std::ios::app);
+    child_out << dump_json(out.rec.fields()) << "\n";
+    for (const auto& r : out.extra) { child_out << dump_json(r.fields()) << "\n"; }
+  }
   ++ctx.cells_done;
   std::string line = ctx.current_test + "  " + out.rec.str("allocator");
   for (const char* k : {"variant", "mode", "threads", "size", "payload", "blocks", "iterations", "heap"}) {
@@ -625,6 +633,88 @@ std::string self_exe()
 }
 }  // namespace
 
+namespace {
+constexpr const char* unusable_note = "an earlier CUDA error left the device unusable";
+
+/// What one child process left: its exit status, its records and the lines it wrote that were
+/// not records.
+struct ChildRun {
+  int rc = 0;
+  double seconds = 0;
+  std::vector<Record> records;
+  std::string unreadable;
+};
+
+/// Runs `test`'s cells of `allocators` over a CUDA heap of `heap` bytes in a child process.
+ChildRun run_child(Context& ctx, const std::string& exe, const std::string& test, std::size_t heap,
+                   const std::vector<std::string>& allocators, int attempt)
+{
+  ChildRun run;
+  char tmpl[] = "/tmp/devalloc-bench-child-XXXXXX";
+  const int fd = ::mkstemp(tmpl);
+  if (fd < 0) {
+    run.rc = -1;
+    run.unreadable = "cannot create a temporary file for a child process";
+    return run;
+  }
+  ::close(fd);
+  const std::string out_file = tmpl;
+  std::string list;
+  double pair_left = ctx.pair_budget_s();
+  for (const auto& n : allocators) {
+    list += (list.empty() ? "" : ",") + n;
+    pair_left = std::min(pair_left, ctx.pair_budget_s() - ctx.pair_spent(test, n));
+  }
+  std::string cmd = shell_quote(exe) + " --child --quiet --no-table --tests " + test + " --allocators " + list +
+                    " --cuda-heap " + std::to_string(heap) + " --parent-heap " + std::to_string(ctx.main_heap) +
+                    " --child-out " + shell_quote(out_file) + " --seed " + std::to_string(ctx.opt.seed) +
+                    " --commit " + shell_quote(ctx.commit) + " --cell-budget " + format_real(ctx.cell_budget_s()) +
+                    " --pair-budget " + format_real(std::max(1.0, pair_left)) + " --time-budget " +
+                    format_real(std::max(1.0, ctx.run_budget_s() - ctx.elapsed_s())) +
+                    (ctx.opt.full ? " --full" : "") + (ctx.opt.emulate_process_heap ? " --emulate-process-heap" : "");
+  if (!ctx.cost.empty()) { cmd += " --cost-model " + shell_quote(ctx.cost.serialize()); }
+  if (ctx.opt.cpu_threads != 0) { cmd += " --cpu-threads " + std::to_string(ctx.opt.cpu_threads); }
+  if (ctx.opt.mixed_heap != 0) { cmd += " --mixed-heap " + std::to_string(ctx.opt.mixed_heap); }
+  if (!ctx.opt.meshes_dir.empty()) { cmd += " --meshes-dir " + shell_quote(ctx.opt.meshes_dir); }
+  const std::string& inject = ctx.opt.inject_fault;
+  const bool always = inject.size() > 7 && inject.compare(inject.size() - 7, 7, ":always") == 0;
+  if (!inject.empty() && (attempt == 1 || always)) { cmd += " --inject-fault " + shell_quote(inject); }
+  ctx.progress(test + "  " + list + "  heap=" + bytes_label(heap) + "  (child process" +
+               (attempt > 1 ? ", retry" : "") + ": CUDA's malloc heap is per process)");
+  const auto t0 = std::chrono::steady_clock::now();
+  const int raw = std::system((cmd + " 1>&2").c_str());
+  run.rc = raw == -1 ? -1 : WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& n : allocators) { ctx.pair_spent(test, n) += run.seconds; }
+  std::ifstream in(out_file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (trim(line).empty()) { continue; }
+    try {
+      Record r = Record::from_json(line);
+      r.set("child_process", true);
+      run.records.push_back(std::move(r));
+    } catch (const std::exception& e) {
+      run.unreadable = std::string("unreadable child record: ") + e.what();
+    }
+  }
+  in.close();
+  std::remove(out_file.c_str());
+  return run;
+}
+
+bool left_unusable(const Record& r)
+{
+  return r.str("status") == "skipped" && r.str("note") == unusable_note;
+}
+}  // namespace
+
+bool injects_fault(const Context& ctx, const std::string& allocator)
+{
+  const std::string& inject = ctx.opt.inject_fault;
+  return !inject.empty() && inject.substr(0, inject.find(':')) == allocator;
+}
+
 void Context::run_children(const std::string& test)
 {
   std::vector<std::pair<std::size_t, std::vector<Record>>> heaps;  // heap bytes, its delegated cells
@@ -648,6 +738,9 @@ void Context::run_children(const std::string& test)
     // whole child from starting, the H100 quick run of 2b319e3 had no CUDA malloc cell in `mixed`).
     std::vector<std::string> running;
     for (const auto& n : names) {
+      bool delegated = false;
+      for (const Record& r : cells) { delegated = delegated || r.str("allocator") == n; }
+      if (!delegated) { continue; }
       std::string why;
       if (!budget_exhausted(*this, n, why)) {
         running.push_back(n);
@@ -660,66 +753,71 @@ void Context::run_children(const std::string& test)
       }
     }
     if (running.empty()) { continue; }
-    std::string list;
-    for (const auto& n : running) { list += (list.empty() ? "" : ",") + n; }
-    auto error_record = [&](const std::string& what) {
-      for (const auto& n : running) {
+    auto error_record = [&](const std::vector<std::string>& allocators, const std::string& what) {
+      for (const auto& n : allocators) {
         Record r = base_record(*this, n);
         r.set("heap_bytes", heap).set("status", "error").set("error", what);
         records.push_back(r);
       }
     };
     if (exe.empty()) {
-      error_record("cannot find the benchmark's own executable (/proc/self/exe) to run a child process");
+      error_record(running, "cannot find the benchmark's own executable (/proc/self/exe) to run a child process");
       continue;
     }
-    char tmpl[] = "/tmp/devalloc-bench-child-XXXXXX";
-    const int fd = ::mkstemp(tmpl);
-    if (fd < 0) {
-      error_record("cannot create a temporary file for a child process");
-      continue;
-    }
-    ::close(fd);
-    const std::string out_file = tmpl;
-    double pair_left = pair_budget_s();
-    for (const auto& n : running) { pair_left = std::min(pair_left, pair_budget_s() - pair_spent(test, n)); }
-    std::string cmd = shell_quote(exe) + " --child --quiet --no-table --tests " + test + " --allocators " + list +
-                      " --cuda-heap " + std::to_string(heap) + " --parent-heap " + std::to_string(main_heap) +
-                      " --child-out " + shell_quote(out_file) + " --seed " + std::to_string(opt.seed) + " --commit " +
-                      shell_quote(commit) + " --cell-budget " + format_real(cell_budget_s()) + " --pair-budget " +
-                      format_real(std::max(1.0, pair_left)) + " --time-budget " +
-                      format_real(std::max(1.0, run_budget_s() - elapsed_s())) + (opt.full ? " --full" : "") +
-                      (opt.emulate_process_heap ? " --emulate-process-heap" : "");
-    if (!cost.empty()) { cmd += " --cost-model " + shell_quote(cost.serialize()); }
-    if (opt.cpu_threads != 0) { cmd += " --cpu-threads " + std::to_string(opt.cpu_threads); }
-    if (opt.mixed_heap != 0) { cmd += " --mixed-heap " + std::to_string(opt.mixed_heap); }
-    if (!opt.meshes_dir.empty()) { cmd += " --meshes-dir " + shell_quote(opt.meshes_dir); }
-    progress(test + "  " + list + "  heap=" + bytes_label(heap) +
-             "  (child process: CUDA's malloc heap is per process)");
-    const auto t0 = std::chrono::steady_clock::now();
-    const int rc = std::system((cmd + " 1>&2").c_str());
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (const auto& n : running) { pair_spent(test, n) += seconds; }
-    std::ifstream in(out_file);
-    std::string line;
-    std::size_t got = 0;
-    while (std::getline(in, line)) {
-      if (trim(line).empty()) { continue; }
-      try {
-        Record r = Record::from_json(line);
-        r.set("child_process", true);
-        records.push_back(std::move(r));
-        ++got;
-      } catch (const std::exception& e) {
-        error_record(std::string("unreadable child record: ") + e.what());
+    const ChildRun first = run_child(*this, exe, test, heap, running, 1);
+    // A sticky CUDA error (docs/coalescing.md, "Known defects": CUDA's malloc under coalescing)
+    // leaves the child's device unusable: it records its remaining cells as skipped, or it dies.
+    // The allocators it left unfinished (with an error or such a skip, never reached, or running
+    // when it died) run once more in a new child; their first records are replaced by the
+    // retry's, each marked `retried_after`, and child_faults keeps the fault for the report.
+    std::set<std::string> redo;
+    bool broken = first.rc != 0;
+    for (const Record& r : first.records) { broken = broken || left_unusable(r); }
+    std::string fault_error;
+    if (broken) {
+      std::set<std::string> seen;
+      for (const Record& r : first.records) {
+        seen.insert(r.str("allocator"));
+        if (r.str("status") == "error" || left_unusable(r)) { redo.insert(r.str("allocator")); }
+        if (r.str("status") == "error" && fault_error.empty()) {
+          fault_error = r.str("allocator") + ", " + r.str("cell") + ": " + r.str("error");
+        }
+      }
+      if (first.rc != 0) {
+        for (const auto& n : running) {
+          if (seen.count(n) == 0) { redo.insert(n); }
+        }
+        if (!first.records.empty()) { redo.insert(first.records.back().str("allocator")); }
+        if (fault_error.empty()) { fault_error = "the child process exited with status " + std::to_string(first.rc); }
       }
     }
-    in.close();
-    std::remove(out_file.c_str());
-    if (rc != 0) {
-      error_record("child process for heap " + bytes_label(heap) + " exited with status " + std::to_string(rc) +
-                   " after " + std::to_string(got) + " records");
+    for (const Record& r : first.records) {
+      if (redo.count(r.str("allocator")) == 0) { records.push_back(r); }
     }
+    if (!first.unreadable.empty()) { error_record(running, first.unreadable); }
+    if (redo.empty()) { continue; }
+    const std::vector<std::string> again(redo.begin(), redo.end());
+    std::cerr << "\ndevalloc-bench: " << test << ": a child process's device became unusable (" << fault_error
+              << "); running " << again.size() << " allocator(s) again in a new process\n";
+    const ChildRun second = run_child(*this, exe, test, heap, again, 2);
+    bool completed = second.rc == 0 && second.unreadable.empty();
+    for (Record r : second.records) {
+      completed = completed && !left_unusable(r) && r.str("status") != "error";
+      r.set("retried_after", fault_error);
+      records.push_back(std::move(r));
+    }
+    if (second.rc != 0) {
+      error_record(again, "child process for heap " + bytes_label(heap) + " exited with status " +
+                            std::to_string(second.rc) + " (retry after: " + fault_error + ")");
+    }
+    if (!second.unreadable.empty()) { error_record(again, second.unreadable); }
+    Json allocators = Json::array();
+    for (const auto& n : again) { allocators.push_back(n); }
+    child_faults.push_back({{"test", test},
+                            {"heap_bytes", heap},
+                            {"allocators", allocators},
+                            {"error", fault_error},
+                            {"retry", completed ? "completed" : "failed again"}});
   }
 }
 

@@ -115,6 +115,10 @@ struct Options {
   std::string cost_model;
   std::string commit_override;
   bool emulate_process_heap = false;  // CPU backend: run_children as for CUDA's malloc heap
+  // Test of the child-process retry: a child running this allocator's cells marks the device
+  // unusable after its first cell, as a sticky CUDA error does ("NAME": first attempt only,
+  // "NAME:always": the retry too; "NAME:abort": the child dies there instead, first attempt only).
+  std::string inject_fault;
 };
 
 std::string bytes_label(std::size_t bytes);  // 16, 64K, 16M, 2G
@@ -497,8 +501,12 @@ class Context {
 
   // Child processes for CUDA's process-wide malloc heap: (test, heap bytes) to run after the test,
   // with the record (parameters, no result) of every cell delegated to it, so a child that does
-  // not run still leaves one record per cell.
+  // not run still leaves one record per cell. Every cell of an allocator over that heap runs in a
+  // child (one per test and heap size), so that each test starts from a fresh CUDA heap and a
+  // sticky CUDA error there costs a child, not the run (run_children retries the allocators it
+  // left unfinished once, in a new child; child_faults lists each such fault for the report).
   std::map<std::pair<std::string, std::size_t>, std::vector<Record>> child_requests;
+  Json child_faults = Json::array();
   void run_children(const std::string& test);
 
   // Progress.
@@ -789,10 +797,15 @@ std::string baseline_name();
 void note_series(Context& ctx, const std::string& key, double work, double seconds);
 double predict_series(Context& ctx, const std::string& key, double work);
 void handle_cell_error(Context& ctx, CellOut& out, const std::exception& e);
+/// --inject-fault names `allocator` (its NAME before any ":always").
+bool injects_fault(const Context& ctx, const std::string& allocator);
 
-/// Heap of the child process that runs a non-strict cell needing more than this process's heap.
-inline std::size_t child_heap_for(std::size_t bytes)
+/// Heap of the child process that runs a non-strict cell asking for `bytes` when the parent's
+/// CUDA heap is `parent_heap` bytes: the parent's size if that is enough (the heap such a cell had
+/// in the parent before every cell moved to a child), else the next power of two.
+inline std::size_t child_heap_for(std::size_t bytes, std::size_t parent_heap)
 {
+  if (bytes <= parent_heap) { return parent_heap; }
   std::size_t p = std::size_t{1} << 20;
   while (p < bytes) { p <<= 1; }
   return p;
@@ -806,17 +819,19 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
   const std::string& test = ctx.current_test;
   ctx.cell_spans_ms.clear();
 
-  // Where the cell runs: CUDA's malloc heap is sized once per process, so cells that need another
-  // size run in a child process started after the test (Context::run_children).
+  // Where the cell runs: CUDA's malloc heap is sized once per process and shared by every
+  // allocator over it, so such cells run in a child process per test and heap size, started after
+  // the test (Context::run_children); a child runs the cells of its heap size.
   bool delegate = false;
+  std::size_t child_heap = 0;
   if (has_process_wide_heap<E>()) {
     if (ctx.opt.child) {
-      const bool mine = spec.strict_heap
-                          ? spec.heap_bytes == ctx.main_heap
-                          : spec.heap_bytes > ctx.opt.parent_heap && child_heap_for(spec.heap_bytes) == ctx.main_heap;
-      if (!mine) { return; }
+      const std::size_t wanted =
+        spec.strict_heap ? spec.heap_bytes : child_heap_for(spec.heap_bytes, ctx.opt.parent_heap);
+      if (wanted != ctx.main_heap) { return; }
     } else {
-      delegate = spec.strict_heap ? spec.heap_bytes != ctx.main_heap : spec.heap_bytes > ctx.main_heap;
+      delegate = true;
+      child_heap = spec.strict_heap ? spec.heap_bytes : child_heap_for(spec.heap_bytes, ctx.main_heap);
     }
   } else {
     if (ctx.opt.child) { return; }
@@ -851,7 +866,7 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
     return;
   }
   if (delegate) {
-    ctx.child_requests[{test, spec.strict_heap ? spec.heap_bytes : child_heap_for(spec.heap_bytes)}].push_back(out.rec);
+    ctx.child_requests[{test, child_heap}].push_back(out.rec);
     return;
   }
 
@@ -886,6 +901,11 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
     out.rec.set("allocator_failed_allocations", st.failed_allocations);
   } catch (const std::exception& e) {
     handle_cell_error(ctx, out, e);
+  }
+  if (ctx.opt.child && !ctx.device_broken && injects_fault(ctx, E::name)) {
+    if (ctx.opt.inject_fault.find(":abort") != std::string::npos) { std::abort(); }  // a child that dies
+    out.rec.set("status", "error").set("error", "injected fault (--inject-fault): the device is treated as unusable");
+    ctx.device_broken = true;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!spec.series.empty() && spec.work > 0) {

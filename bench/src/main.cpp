@@ -376,6 +376,7 @@ void declare_options(CLI::App& app, Options& o)
   app.add_option("--commit", o.commit_override)->group(internal);
   // Tests of the child-process path on the CPU backend (bench/CMakeLists.txt; hidden).
   app.add_flag("--emulate-process-heap", o.emulate_process_heap)->group(internal);
+  app.add_option("--inject-fault", o.inject_fault)->group(internal)->check(non_empty);
 }
 
 void print_list()
@@ -484,6 +485,11 @@ int main(int argc, char** argv)
     add_baseline_ratios(ctx);
     const std::string dir = write_outputs(ctx, tests, out_dir);
     if (!ctx.opt.no_table) { print_tables(ctx, tests, std::cout); }
+    for (const Json& f : ctx.child_faults) {
+      std::cout << "\nCUDA fault in a child process: " << text(f["test"]) << ", heap " << text(f["heap_bytes"])
+                << ": " << text(f["error"]) << "; its allocators ran again in a new process: " << text(f["retry"])
+                << " (records marked retried_after; meta child_faults)";
+    }
     std::cout << "\nresults: " << dir << "/results.json  (" << ctx.records.size() << " records, "
               << static_cast<int>(ctx.elapsed_s() + 0.5) << " s)\n";
     return 0;

@@ -194,6 +194,7 @@ std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& test
   meta["seed"] = ctx.opt.seed;
   meta["baseline"] = baseline_name();
   meta["cuda_malloc_heap_bytes"] = DEVALLOC_BACKEND_CUDA ? Json(ctx.main_heap) : Json(nullptr);
+  meta["child_faults"] = ctx.child_faults;
   meta["cell_budget_s"] = ctx.cell_budget_s();
   meta["cell_total_budget_s"] = ctx.cell_total_budget_s();
   meta["pair_budget_s"] = ctx.pair_budget_s();
