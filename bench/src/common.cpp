@@ -667,11 +667,11 @@ ChildRun run_child(Context& ctx, const std::string& exe, const std::string& test
   }
   std::string cmd = shell_quote(exe) + " --child --quiet --no-table --tests " + test + " --allocators " + list +
                     " --cuda-heap " + std::to_string(heap) + " --parent-heap " + std::to_string(ctx.main_heap) +
-                    " --child-out " + shell_quote(out_file) + " --seed " + std::to_string(ctx.opt.seed) +
-                    " --commit " + shell_quote(ctx.commit) + " --cell-budget " + format_real(ctx.cell_budget_s()) +
-                    " --pair-budget " + format_real(std::max(1.0, pair_left)) + " --time-budget " +
-                    format_real(std::max(1.0, ctx.run_budget_s() - ctx.elapsed_s())) +
-                    (ctx.opt.full ? " --full" : "") + (ctx.opt.emulate_process_heap ? " --emulate-process-heap" : "");
+                    " --child-out " + shell_quote(out_file) + " --seed " + std::to_string(ctx.opt.seed) + " --commit " +
+                    shell_quote(ctx.commit) + " --cell-budget " + format_real(ctx.cell_budget_s()) + " --pair-budget " +
+                    format_real(std::max(1.0, pair_left)) + " --time-budget " +
+                    format_real(std::max(1.0, ctx.run_budget_s() - ctx.elapsed_s())) + (ctx.opt.full ? " --full" : "") +
+                    (ctx.opt.emulate_process_heap ? " --emulate-process-heap" : "");
   if (!ctx.cost.empty()) { cmd += " --cost-model " + shell_quote(ctx.cost.serialize()); }
   if (ctx.opt.cpu_threads != 0) { cmd += " --cpu-threads " + std::to_string(ctx.opt.cpu_threads); }
   if (ctx.opt.mixed_heap != 0) { cmd += " --mixed-heap " + std::to_string(ctx.opt.mixed_heap); }
@@ -703,10 +703,7 @@ ChildRun run_child(Context& ctx, const std::string& exe, const std::string& test
   return run;
 }
 
-bool left_unusable(const Record& r)
-{
-  return r.str("status") == "skipped" && r.str("note") == unusable_note;
-}
+bool left_unusable(const Record& r) { return r.str("status") == "skipped" && r.str("note") == unusable_note; }
 }  // namespace
 
 bool injects_fault(const Context& ctx, const std::string& allocator)

@@ -486,8 +486,8 @@ int main(int argc, char** argv)
     const std::string dir = write_outputs(ctx, tests, out_dir);
     if (!ctx.opt.no_table) { print_tables(ctx, tests, std::cout); }
     for (const Json& f : ctx.child_faults) {
-      std::cout << "\nCUDA fault in a child process: " << text(f["test"]) << ", heap " << text(f["heap_bytes"])
-                << ": " << text(f["error"]) << "; its allocators ran again in a new process: " << text(f["retry"])
+      std::cout << "\nCUDA fault in a child process: " << text(f["test"]) << ", heap " << text(f["heap_bytes"]) << ": "
+                << text(f["error"]) << "; its allocators ran again in a new process: " << text(f["retry"])
                 << " (records marked retried_after; meta child_faults)";
     }
     std::cout << "\nresults: " << dir << "/results.json  (" << ctx.records.size() << " records, "
