@@ -797,7 +797,7 @@ std::string baseline_name();
 void note_series(Context& ctx, const std::string& key, double work, double seconds);
 double predict_series(Context& ctx, const std::string& key, double work);
 void handle_cell_error(Context& ctx, CellOut& out, const std::exception& e);
-/// --inject-fault names `allocator` (its NAME before any ":always").
+/// --inject-fault names `allocator` (its NAME, before any ":always" or ":abort").
 bool injects_fault(const Context& ctx, const std::string& allocator);
 
 /// Heap of the child process that runs a non-strict cell asking for `bytes` when the parent's
