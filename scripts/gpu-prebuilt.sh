@@ -12,10 +12,12 @@
 #     memcheck of the Scatter and Circular suites and synccheck of the Scatter suite and the
 #     conformance suite's concurrent cases; the logs go to $OUT/test-logs.tar.gz (one file:
 #     the device tool returns few).
-#   DEVALLOC_COMMIT=<hash> bash scripts/gpu-prebuilt.sh bench ARCHIVE
+#   DEVALLOC_COMMIT=<hash> bash scripts/gpu-prebuilt.sh bench ARCHIVE [TESTS]
 #     ARCHIVE: tar.xz of devalloc-bench-cuda and devalloc_example_distributed_cuda. The README's
 #     main job: scripts/gpu-run.sh --prebuilt --no-tests, devalloc-bench --quick (8 GiB heaps for
-#     the mixed cells); results.json and the logs go to $OUT/bench/.
+#     the mixed cells); results.json and the logs go to $OUT/bench/. TESTS (comma-separated) runs
+#     only those tests: a run split over two device calls of at most 600 s each, whose parts
+#     tools/merge-results joins (the whole run took 430-470 s, a part of it fits with room).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 mode=${1:?tests or bench}
@@ -85,7 +87,7 @@ case "$mode" in
     run=/tmp/devalloc-prebuilt-run
     rm -rf "$run"
     OUT=$run DEVALLOC_BENCH_TIMEOUT=500 bash scripts/gpu-run.sh --prebuilt --no-tests \
-      --bench "--quick --run-budget 300 --mixed-heap 8G" > /tmp/devalloc-prebuilt-run.out 2>&1
+      --bench "--quick --run-budget 300 --mixed-heap 8G${3:+ --tests $3}" > /tmp/devalloc-prebuilt-run.out 2>&1
     echo "gpu-run rc=$?"
     mkdir -p "$OUT/bench"
     cp "$run/bench/results.json" "$OUT/bench/" && cp "$run/bench.log" "$run/gpu-run.log" "$OUT/bench/" 2>/dev/null
@@ -93,7 +95,7 @@ case "$mode" in
     tail -3 "$run/gpu-run.log"
     ;;
   *)
-    echo "usage: DEVALLOC_COMMIT=<hash> bash scripts/gpu-prebuilt.sh tests|bench ARCHIVE" >&2
+    echo "usage: DEVALLOC_COMMIT=<hash> bash scripts/gpu-prebuilt.sh tests ARCHIVE | bench ARCHIVE [TESTS]" >&2
     exit 2
     ;;
 esac
