@@ -352,6 +352,7 @@ std::pair<std::size_t, std::size_t> check_layout(const std::vector<std::uintptr_
 
 TYPED_TEST(Coalesce, AWarpsAllocationsAreContiguousInRankOrder)
 {
+  DEVALLOC_TEST_NEEDS_WARPS_OF(2u, "the lanes of a warp coalesce");
   using A = typename TestFixture::allocator_type;
   auto allocator = this->make();
   const auto before = TestFixture::account(allocator);
@@ -434,6 +435,7 @@ TYPED_TEST(Coalesce, BlockCollectiveGivesEveryThreadItsSlotInOneSuperblock)
   if constexpr (!is_coalesce_block<A>::value && !is_coalesce_hashed<typename A::creation_policy>::value) {
     GTEST_SKIP() << "no block-level entry point (CoalesceDynamic is warp level only)";
   } else {
+    DEVALLOC_TEST_NEEDS_WARPS_OF(2u, "a block's warps coalesce, and so do the lanes of the warp path");
     auto allocator = this->make();
     const auto before = TestFixture::account(allocator);
     constexpr std::size_t block = 256, workers = 4 * block;
@@ -611,6 +613,7 @@ TEST(CoalesceLiveSuperblock, CoalesceBlockRefusesIt)
 }
 TEST(CoalesceLiveSuperblock, CoalesceDynamicRefusesIt)
 {
+  DEVALLOC_TEST_NEEDS_WARPS_OF(2u, "a warp's lanes form the group whose superblock is handed out again");
   check_live_superblock_refused<over_reissuing<distribution::CoalesceDynamic<16>>>();
   check_live_superblock_refused<over_reissuing<distribution::CoalesceDynamic<4>>>();
 }

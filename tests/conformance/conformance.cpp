@@ -508,11 +508,7 @@ TYPED_TEST(Conformance, AWarpsRequestsTileOneRangeWhereTheTraitsSaySo)
     GTEST_SKIP() << "documented: this creation policy does not promise contiguous memory per warp "
                     "(traits.warp_contiguous is false)";
   } else {
-#if DEVALLOC_BACKEND_CPU
-    if (detail::cpu::env_number("DEVALLOC_CPU_LANES", 32) == 1) {
-      GTEST_SKIP() << "one-lane warps (DEVALLOC_CPU_LANES=1): workers of a 32-worker group are not one warp";
-    }
-#endif
+    DEVALLOC_TEST_NEEDS_WARPS_OF(32u, "the workers of a 32-worker group must be one warp");
     constexpr std::size_t warps = 8, rounds = 3;  // <= 3 x 32 x 128 B per warp: one superblock
     auto allocator = this->make();
     const std::vector<std::uintptr_t> ps = alloc_rounds(allocator, warps * 32, rounds);

@@ -419,19 +419,7 @@ TEST(FDGMalloc, ResetThroughTheHostClassReturnsEveryChunk)
 // Misuse: the paper's Listing 2.
 
 /// The misuse scenarios need warps of 32 lanes (lanes that share a header; warp 1 of block 0).
-bool one_lane_warps()
-{
-#if DEVALLOC_BACKEND_CPU
-  return detail::cpu::env_number("DEVALLOC_CPU_LANES", 32) == 1;
-#else
-  return false;
-#endif
-}
-#define DEVALLOC_FDG_NEEDS_WARPS()                                                                         \
-  if (one_lane_warps()) {                                                                                  \
-    GTEST_SKIP() << "needs 32-lane warps (DEVALLOC_CPU_LANES=1 runs one-lane warps, which cannot share a " \
-                    "header)";                                                                             \
-  }
+#define DEVALLOC_FDG_NEEDS_WARPS() DEVALLOC_TEST_NEEDS_WARPS_OF(2u, "lanes of one warp share a header")
 
 /// Lanes with i % 5 == 0 start a header; every lane allocates; only lane 5 of each warp ends.
 template <class A>

@@ -61,6 +61,26 @@ inline std::size_t count_overlaps(std::vector<std::pair<std::uintptr_t, std::siz
   return overlaps;
 }
 
+/// Lanes of a warp as launched: 32 on CUDA; on the CPU backend DEVALLOC_CPU_LANES (1..32; 1 is the
+/// documented one-lane mode, in which no two workers share a warp).
+inline unsigned warp_lanes()
+{
+#if DEVALLOC_BACKEND_CPU
+  return static_cast<unsigned>(detail::cpu::env_number("DEVALLOC_CPU_LANES", 32));
+#else
+  return 32u;
+#endif
+}
+
+/// Skips a test whose premise is warps of at least `lanes` lanes (32: workers 32 k .. 32 k + 31 in
+/// one warp; 2: lanes that can meet in a warp at all) when the CPU backend runs narrower ones,
+/// saying `why` the test needs them.
+#define DEVALLOC_TEST_NEEDS_WARPS_OF(lanes, why)                                                            \
+  if (::devalloc::testing::warp_lanes() < (lanes)) {                                                        \
+    GTEST_SKIP() << "needs warps of " << (lanes) << " lanes or more (" << (why)                             \
+                 << "); DEVALLOC_CPU_LANES=" << ::devalloc::testing::warp_lanes() << " runs narrower ones"; \
+  }
+
 // Which workers call alloc() (the `caller` argument of live_allocations).
 
 struct all_workers {
