@@ -619,6 +619,7 @@ TEST(CoalesceLiveSuperblock, CoalesceDynamicRefusesIt)
 }
 TEST(CoalesceLiveSuperblock, CoalesceHashedRefusesIt)
 {
+  DEVALLOC_TEST_NEEDS_WARPS_OF(2u, "a warp's lanes form the group whose superblock is handed out again");
   check_live_superblock_refused<Allocator<creation::CoalesceHashed<ReissuingMalloc>, distribution::Noop,
                                           oom::ReturnNull, reserve_pool::CudaSetLimits, alignment::NoAlignment>>();
 }
