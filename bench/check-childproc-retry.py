@@ -9,7 +9,7 @@ the child die) while it runs ALLOCATOR's cells, as a sticky CUDA error does on t
 (docs/coalescing.md, "Known defects"). Every test of the run must list that fault in meta
 `child_faults` with the expected retry outcome, ALLOCATOR's records must all come from the retry
 (`retried_after`), the other allocators' records from the first child or the parent, and no record
-may say the device was unusable unless the retry failed too.
+may say the device was unusable unless the retry failed too, nor appear twice.
 """
 import json
 import sys
@@ -40,6 +40,11 @@ def main(path: str, allocator: str, outcome: str) -> int:
         problems.append(f"{len(unusable)} records with an error or an unusable device after a completed retry")
     if outcome != "completed" and not unusable:
         problems.append("a retry that failed again left no error record")
+    # Each cell once: a child writes its records as it goes and the rest at its end, never twice.
+    keys = [(r["test"], r["allocator"], r.get("cell"), r.get("variant"), r.get("repetition"), r.get("sample"))
+            for r in records]
+    if len(set(keys)) != len(keys):
+        problems.append(f"{len(keys) - len(set(keys))} records written twice")
     print(f"{len(faults)} child faults over {len(tests)} tests; {len(own)} records of {allocator}")
     for p in problems:
         print("FAIL:", p)

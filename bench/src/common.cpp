@@ -532,13 +532,7 @@ void finish_cell(Context& ctx, CellOut& out, double seconds)
   ctx.cell_spans_ms.clear();
   ctx.records.push_back(out.rec);
   for (auto& r : out.extra) { ctx.records.push_back(r); }
-  if (ctx.opt.child) {
-    // Each cell's records reach the parent at once: a child that dies keeps what it finished
-    // (write_child_records writes them all again at its end).
-    std::ofstream child_out(ctx.opt.child_out, std::ios::app);
-    child_out << dump_json(out.rec.fields()) << "\n";
-    for (const auto& r : out.extra) { child_out << dump_json(r.fields()) << "\n"; }
-  }
+  if (ctx.opt.child) { (void)write_child_records(ctx); }
   ++ctx.cells_done;
   std::string line = ctx.current_test + "  " + out.rec.str("allocator");
   for (const char* k : {"variant", "mode", "threads", "size", "payload", "blocks", "iterations", "heap"}) {
@@ -549,6 +543,15 @@ void finish_cell(Context& ctx, CellOut& out, double seconds)
   }
   line += "  " + out.rec.str("status");
   ctx.progress(line);
+}
+
+bool write_child_records(Context& ctx)
+{
+  std::ofstream out(ctx.opt.child_out, std::ios::app);
+  for (; ctx.child_written < ctx.records.size(); ++ctx.child_written) {
+    out << dump_json(ctx.records[ctx.child_written].fields()) << "\n";
+  }
+  return static_cast<bool>(out);
 }
 
 std::string baseline_name()
@@ -634,7 +637,6 @@ std::string self_exe()
 }  // namespace
 
 namespace {
-constexpr const char* unusable_note = "an earlier CUDA error left the device unusable";
 
 /// What one child process left: its exit status, its records and the lines it wrote that were
 /// not records.
@@ -703,7 +705,7 @@ ChildRun run_child(Context& ctx, const std::string& exe, const std::string& test
   return run;
 }
 
-bool left_unusable(const Record& r) { return r.str("status") == "skipped" && r.str("note") == unusable_note; }
+bool left_unusable(const Record& r) { return r.str("status") == "skipped" && r.str("note") == device_unusable_note; }
 }  // namespace
 
 bool injects_fault(const Context& ctx, const std::string& allocator)
@@ -795,7 +797,11 @@ void Context::run_children(const std::string& test)
     // normally answers for an unreadable line (the retry reruns a dead child's allocators).
     if (!first.unreadable.empty() && first.rc == 0) { error_record(running, first.unreadable); }
     if (redo.empty()) { continue; }
+    if (fault_error.empty()) { fault_error = "the device became unusable"; }
     const std::vector<std::string> again(redo.begin(), redo.end());
+    // The retry replaces the first attempt's records of these allocators: it gets the budget the
+    // first attempt had (else its cells would be skipped for the time the fault cost).
+    for (const auto& n : again) { pair_spent(test, n) -= first.seconds; }
     std::cerr << "\ndevalloc-bench: " << test << ": a child process's device became unusable (" << fault_error
               << "); running " << again.size() << " allocator(s) again in a new process\n";
     const ChildRun second = run_child(*this, exe, test, heap, again, 2);

@@ -512,6 +512,7 @@ class Context {
   // Progress.
   void progress(const std::string& line, bool final = false);
   std::size_t cells_done = 0;
+  std::size_t child_written = 0;  // child process: records already appended to --child-out
 
   /// Milliseconds of every timed span (one launch_timed, or one launch_timed_sequence) since the
   /// current cell began: what decides whether a CPU cell's timing is measured (cpu_measured_span_ms).
@@ -790,7 +791,13 @@ Record entry_record(Context& ctx)
   return base_record(ctx, E::name);
 }
 
+/// The note of a cell skipped because an earlier sticky CUDA error left the device unusable
+/// (tools/unfinished-tests and Context::run_children look for it).
+inline constexpr const char* device_unusable_note = "an earlier CUDA error left the device unusable";
 void finish_cell(Context& ctx, CellOut& out, double seconds);
+/// Child process: appends the records not written yet to --child-out as JSON lines (after each
+/// cell, so that a child that dies keeps what it finished, and at its end). False if it failed.
+bool write_child_records(Context& ctx);
 bool budget_exhausted(Context& ctx, const std::string& allocator, std::string& why);
 /// The baseline of every ratio: the registry's first entry (CUDA's malloc on the CUDA backend).
 std::string baseline_name();
@@ -872,7 +879,7 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
 
   std::string why;
   if (ctx.device_broken) {
-    out.rec.set("status", "skipped").set("note", "an earlier CUDA error left the device unusable");
+    out.rec.set("status", "skipped").set("note", device_unusable_note);
     finish_cell(ctx, out, 0);
     return;
   }

@@ -405,11 +405,4 @@ void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::
   os << std::flush;
 }
 
-bool write_child_records(Context& ctx)
-{
-  std::ofstream out(ctx.opt.child_out);
-  for (const Record& r : ctx.records) { out << dump_json(r.fields()) << "\n"; }
-  return static_cast<bool>(out);
-}
-
 }  // namespace devalloc_bench

@@ -23,7 +23,5 @@ std::string prepare_output_dir(const Options& opt);
 /// Writes results.json into dir; returns dir.
 std::string write_outputs(Context& ctx, const std::vector<const TestInfo*>& tests, const std::string& dir);
 void print_tables(Context& ctx, const std::vector<const TestInfo*>& tests, std::ostream& os);
-/// Child process: the records as JSON lines into --child-out.
-bool write_child_records(Context& ctx);
 
 }  // namespace devalloc_bench
