@@ -127,12 +127,22 @@ struct bitfield_page {
   /// (with max_span > 1): the span of 1..max_span pages with the most chunks per page (the fewest
   /// pages among equals), its chunks laid end to end from the first page on. Hierarchical:
   /// segments of 32 chunks + one 4-byte bitfield each, then as many additional chunks as fit beside
-  /// one more bitfield; at most 32 segments.
+  /// one more bitfield; at most 32 segments. That is the most chunks n <= 1024 whose bitfields fit
+  /// beside them, n chunk + 4 ceil(n / 32) <= pagesize (has_spot's test), found with one division:
+  /// q = floor(32 pagesize / (32 chunk + 4)) bounds n from above (each chunk takes at least
+  /// chunk + 1/8 bytes), and q - 1 fits (q chunks of chunk + 1/8 bytes and one word more exceed the
+  /// page by less than 32 pagesize / (32 chunk + 4) - 32 (pagesize - 4) / (32 chunk + 4) < 1 chunk),
+  /// so n is q or q - 1. Flat and hierarchical share that one division (an inlined copy of
+  /// layout_of sits on many paths: the instruction cache, docs/scatter.md).
   DEVALLOC_HOST_DEVICE static constexpr page_layout layout_of(std::uint32_t chunk) noexcept
   {
+    // 32 pagesize in 32 bits up to 2^26-byte pages; a wider division beyond.
+    using wide = std::conditional_t<(pagesize <= (1u << 26)), std::uint32_t, std::uint64_t>;
     page_layout layout{};
-    if (chunk > hierarchy_threshold) {
-      layout.spots = flat_spots(chunk);
+    const bool flat = chunk > hierarchy_threshold;
+    const wide q = (flat ? wide{pagesize} : wide{32} * pagesize) / (flat ? wide{chunk} : wide{32} * chunk + 4u);
+    if (flat) {
+      layout.spots = q < 32u ? static_cast<std::uint32_t>(q) : 32u;
       if (max_span > 1u && chunk > span_min_chunk) {
         for (std::uint32_t n = 2; n <= max_span; ++n) {
           const std::uint32_t m = n * pagesize / chunk;  // < 2 n <= 16: chunk > pagesize / 2
@@ -145,18 +155,14 @@ struct bitfield_page {
       return layout;
     }
     layout.hierarchical = true;
-    const std::uint32_t segment_bytes = chunk * 32u + 4u;  // < 2^30: chunk <= pagesize / 33
-    std::uint32_t full = pagesize / segment_bytes;
-    if (full >= 32u) {
-      layout.full_segments = 32u;
-      layout.spots = 1024u;
-      return layout;
+    std::uint32_t n = 1024u;
+    if (q < 1024u) {
+      n = static_cast<std::uint32_t>(q);
+      if (wide{n} * chunk + 4u * ((wide{n} + 31u) / 32u) > pagesize) { --n; }
     }
-    const std::uint32_t rest = pagesize - full * segment_bytes;
-    const std::uint32_t additional = rest >= chunk + 4u ? (rest - 4u) / chunk : 0u;  // < 32
-    layout.full_segments = full;
-    layout.additional = additional;
-    layout.spots = full * 32u + additional;
+    layout.full_segments = n / 32u;
+    layout.additional = n % 32u;
+    layout.spots = n;
     return layout;
   }
 
