@@ -199,6 +199,11 @@ void expect_layouts_fit()
       // chunks from the page start, one bitfield per segment at the page end: no overlap
       ASSERT_LE(std::uint64_t{layout.spots} * chunk + 4u * layout.segments(), S::pagesize) << chunk;
       ASSERT_GT(layout.spots, 32u) << "a hierarchical layout must beat the flat one at " << chunk;
+      // ... and holds the most chunks that fit: one more chunk (and its segment's bitfield, when
+      // it opens one) would pass the page end (layout_of finds that count with one division).
+      const std::uint64_t more = layout.spots + 1u;
+      ASSERT_TRUE(layout.spots == 1024u || more * chunk + 4u * ((more + 31u) / 32u) > S::pagesize)
+        << chunk << " B chunks: " << layout.spots << " laid out, one more fits";
     }
   }
 }
