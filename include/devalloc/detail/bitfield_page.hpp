@@ -113,6 +113,8 @@ struct bitfield_page {
     /// (max_span 1), so that every span path folds away at compile time (with them present but
     /// skipped at run time, single sizes ran 20-40 % slower: docs/scatter.md, Layout, "Spans").
     DEVALLOC_HOST_DEVICE constexpr bool spans() const noexcept { return max_span > 1u && span > 1u; }
+    /// Pages the chunks lie in: `span`, read only where spans are on (a constant 1 elsewhere).
+    DEVALLOC_HOST_DEVICE constexpr std::uint32_t pages() const noexcept { return spans() ? span : 1u; }
   };
 
   /// Chunks of a flat page (chunk > hierarchy_threshold).

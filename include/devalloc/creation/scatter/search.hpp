@@ -719,7 +719,7 @@ class search : public multi_page<Config> {
               std::uint32_t other = 0;
               reserve_on_entry(expected, cls, fresh, share_lanes, other_page, other, nullptr);
               if (other != 0) {
-                free_map_.release(page, fresh.spans() ? fresh.span : 1u, detail::memory_order_relaxed);
+                free_map_.release(page, fresh.pages(), detail::memory_order_relaxed);
                 grant_page = other_page;  // the share's grant, handed to its members below
                 grant = other;
                 page = followed;
@@ -742,7 +742,7 @@ class search : public multi_page<Config> {
             installed = slot_lanes < fine_group;  // small groups share their new page through the class page
           } else if (page != followed) {
             DEVALLOC_PROBE(open_lost);
-            free_map_.release(page, fresh.spans() ? fresh.span : 1u, detail::memory_order_relaxed);
+            free_map_.release(page, fresh.pages(), detail::memory_order_relaxed);
             page = detail::page_bitmap::none - 1u;  // lost the slot: try again with the new page
           }
         }
