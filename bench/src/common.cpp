@@ -679,8 +679,7 @@ ChildRun run_child(Context& ctx, const std::string& exe, const std::string& test
   if (ctx.opt.mixed_heap != 0) { cmd += " --mixed-heap " + std::to_string(ctx.opt.mixed_heap); }
   if (!ctx.opt.meshes_dir.empty()) { cmd += " --meshes-dir " + shell_quote(ctx.opt.meshes_dir); }
   const std::string& inject = ctx.opt.inject_fault;
-  const bool always = inject.size() > 7 && inject.compare(inject.size() - 7, 7, ":always") == 0;
-  if (!inject.empty() && (attempt == 1 || always)) { cmd += " --inject-fault " + shell_quote(inject); }
+  if (!inject.empty() && (attempt == 1 || parse_injected_fault(inject).always)) { cmd += " --inject-fault " + shell_quote(inject); }
   ctx.progress(test + "  " + list + "  heap=" + bytes_label(heap) + "  (child process" +
                (attempt > 1 ? ", retry" : "") + ": CUDA's malloc heap is per process)");
   const auto t0 = std::chrono::steady_clock::now();
@@ -708,10 +707,21 @@ ChildRun run_child(Context& ctx, const std::string& exe, const std::string& test
 bool left_unusable(const Record& r) { return r.str("status") == "skipped" && r.str("note") == device_unusable_note; }
 }  // namespace
 
+injected_fault parse_injected_fault(const std::string& text)
+{
+  injected_fault f;
+  const std::size_t colon = text.find(':');
+  f.allocator = text.substr(0, colon);
+  const std::string suffix = colon == std::string::npos ? "" : text.substr(colon + 1);
+  f.always = suffix == "always";
+  f.abort = suffix == "abort";
+  f.valid = !f.allocator.empty() && (suffix.empty() || f.always || f.abort);
+  return f;
+}
+
 bool injects_fault(const Context& ctx, const std::string& allocator)
 {
-  const std::string& inject = ctx.opt.inject_fault;
-  return !inject.empty() && inject.substr(0, inject.find(':')) == allocator;
+  return !ctx.opt.inject_fault.empty() && parse_injected_fault(ctx.opt.inject_fault).allocator == allocator;
 }
 
 void Context::run_children(const std::string& test)

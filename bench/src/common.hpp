@@ -804,6 +804,15 @@ std::string baseline_name();
 void note_series(Context& ctx, const std::string& key, double work, double seconds);
 double predict_series(Context& ctx, const std::string& key, double work);
 void handle_cell_error(Context& ctx, CellOut& out, const std::exception& e);
+/// --inject-fault NAME[:always|:abort], read once for every use: the allocator whose first cell
+/// in a child faults, and whether the retry faults too (always) or the child dies instead (abort).
+struct injected_fault {
+  std::string allocator;
+  bool always = false;
+  bool abort = false;
+  bool valid = true;  ///< false for an empty NAME or another suffix (the option refuses those)
+};
+injected_fault parse_injected_fault(const std::string& text);
 /// --inject-fault names `allocator` (its NAME, before any ":always" or ":abort").
 bool injects_fault(const Context& ctx, const std::string& allocator);
 
@@ -910,7 +919,7 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
     handle_cell_error(ctx, out, e);
   }
   if (ctx.opt.child && !ctx.device_broken && injects_fault(ctx, E::name)) {
-    if (ctx.opt.inject_fault.find(":abort") != std::string::npos) { std::abort(); }  // a child that dies
+    if (parse_injected_fault(ctx.opt.inject_fault).abort) { std::abort(); }  // a child that dies
     out.rec.set("status", "error").set("error", "injected fault (--inject-fault): the device is treated as unusable");
     ctx.device_broken = true;
   }

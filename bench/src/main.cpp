@@ -376,7 +376,10 @@ void declare_options(CLI::App& app, Options& o)
   app.add_option("--commit", o.commit_override)->group(internal);
   // Tests of the child-process path on the CPU backend (bench/CMakeLists.txt; hidden).
   app.add_flag("--emulate-process-heap", o.emulate_process_heap)->group(internal);
-  app.add_option("--inject-fault", o.inject_fault)->group(internal)->check(non_empty);
+  app.add_option("--inject-fault", o.inject_fault)
+    ->group(internal)
+    ->check(require("needs NAME, NAME:always or NAME:abort",
+                    [](const std::string& v) { return parse_injected_fault(v).valid; }));
 }
 
 void print_list()
