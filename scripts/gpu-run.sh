@@ -140,24 +140,9 @@ if [ -n "$bench_args" ] && [ -x bench/devalloc-bench ]; then
   }
   : >"$OUT/bench.log"
   run_bench "$OUT/bench" || status=1
-  # A sticky CUDA error leaves the device unusable for the rest of the process. devalloc-bench
-  # runs the allocators over CUDA's malloc (where the open defect of docs/coalescing.md, "Known
-  # defects", strikes) in child processes and retries those itself (docs/bench.md); a fault in
-  # its own process (any other allocator) stops the run: the test where it happened and those
-  # after it run again in a new process (at most twice), and the parts are merged, so that one
-  # fault costs one test's records, not the run's; the run still counts as failed, and the merged
-  # meta's `interrupted_by` names the cell and its error.
-  retry_args=$(echo "$bench_args" | sed -E 's/--tests(=| +)[^ ]+//g')
-  for retry in 1 2; do
-    left=$(python3 tools/unfinished-tests "$OUT/bench/results.json" --keep "$OUT/bench/part-$retry.json") || break
-    [ -n "$left" ] || break
-    status=1
-    echo "a CUDA error left the device unusable; in a new process (retry $retry): $left" | tee -a "$log"
-    bench_args=$retry_args run_bench "$OUT/bench-retry$retry" --tests "$left" || true
-    python3 tools/merge-results "$OUT/bench/part-$retry.json" "$OUT/bench-retry$retry/results.json" \
-      --out "$OUT/bench/results.json" | tee -a "$log" || break
-    rm -f "$OUT/bench/results.csv"  # the first part's table; the merged records are in results.json
-  done
+  # A CUDA error that left the benchmark's own process without a device: bench/devalloc-bench ran
+  # the unfinished tests again in a new process and merged the parts (exit status 5; outputs of
+  # the reruns in $OUT/bench-retryN); tools/check-results reports the interruption.
   python3 tools/check-results "$OUT/bench/results.json" | tail -3 | tee -a "$log" || status=1
   if python3 -c 'import matplotlib' 2>/dev/null; then
     python3 tools/plot "$OUT/bench/results.json" --out "$OUT/bench/figures" >>"$log" 2>&1 || echo "plotting failed" | tee -a "$log"

@@ -717,7 +717,8 @@ injected_fault parse_injected_fault(const std::string& text)
   const std::string suffix = colon == std::string::npos ? "" : text.substr(colon + 1);
   f.always = suffix == "always";
   f.abort = suffix == "abort";
-  f.valid = !f.allocator.empty() && (suffix.empty() || f.always || f.abort);
+  f.parent = suffix == "parent";
+  f.valid = !f.allocator.empty() && (suffix.empty() || f.always || f.abort || f.parent);
   return f;
 }
 

@@ -117,7 +117,8 @@ struct Options {
   bool emulate_process_heap = false;  // CPU backend: run_children as for CUDA's malloc heap
   // Test of the child-process retry: a child running this allocator's cells marks the device
   // unusable after its first cell, as a sticky CUDA error does ("NAME": first attempt only,
-  // "NAME:always": the retry too; "NAME:abort": the child dies there instead, first attempt only).
+  // "NAME:always": the retry too; "NAME:abort": the child dies there instead, first attempt only;
+  // "NAME:parent": this process marks it, for bench/devalloc-bench's rerun of unfinished tests).
   std::string inject_fault;
 };
 
@@ -804,16 +805,19 @@ std::string baseline_name();
 void note_series(Context& ctx, const std::string& key, double work, double seconds);
 double predict_series(Context& ctx, const std::string& key, double work);
 void handle_cell_error(Context& ctx, CellOut& out, const std::exception& e);
-/// --inject-fault NAME[:always|:abort], read once for every use: the allocator whose first cell
-/// in a child faults, and whether the retry faults too (always) or the child dies instead (abort).
+/// --inject-fault NAME[:always|:abort|:parent], read once for every use: the allocator whose first
+/// cell in a child faults, and whether the retry faults too (always) or the child dies instead
+/// (abort); with `parent`, the fault is the benchmark's own process's instead (bench/devalloc-bench
+/// then runs the unfinished tests again in a new process, without the option).
 struct injected_fault {
   std::string allocator;
   bool always = false;
   bool abort = false;
+  bool parent = false;
   bool valid = true;  ///< false for an empty NAME or another suffix (the option refuses those)
 };
 injected_fault parse_injected_fault(const std::string& text);
-/// --inject-fault names `allocator` (its NAME, before any ":always" or ":abort").
+/// --inject-fault names `allocator` (its NAME, before any suffix).
 bool injects_fault(const Context& ctx, const std::string& allocator);
 
 /// Heap of the child process that runs a non-strict cell asking for `bytes` when the parent's
@@ -918,7 +922,9 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
   } catch (const std::exception& e) {
     handle_cell_error(ctx, out, e);
   }
-  if (ctx.opt.child && !ctx.device_broken && injects_fault(ctx, E::name)) {
+  // An injected fault strikes in the child processes, or with NAME:parent in this one only.
+  if (!ctx.device_broken && injects_fault(ctx, E::name) &&
+      ctx.opt.child != parse_injected_fault(ctx.opt.inject_fault).parent) {
     if (parse_injected_fault(ctx.opt.inject_fault).abort) { std::abort(); }  // a child that dies
     out.rec.set("status", "error").set("error", "injected fault (--inject-fault): the device is treated as unusable");
     ctx.device_broken = true;

@@ -378,7 +378,7 @@ void declare_options(CLI::App& app, Options& o)
   app.add_flag("--emulate-process-heap", o.emulate_process_heap)->group(internal);
   app.add_option("--inject-fault", o.inject_fault)
     ->group(internal)
-    ->check(require("needs NAME, NAME:always or NAME:abort",
+    ->check(require("needs NAME, NAME:always, NAME:abort or NAME:parent",
                     [](const std::string& v) { return parse_injected_fault(v).valid; }));
 }
 
