@@ -4,7 +4,7 @@
 """bench/check-parent-retry.py WRAPPER BUILD_DIR OUT_DIR
 
 CTest cpu:bench_parent_retry (bench/CMakeLists.txt): runs bench/devalloc-bench (WRAPPER) on the CPU
-backend of BUILD_DIR with --inject-fault scatter:parent, which makes the benchmark's own process
+backend of BUILD_DIR (DEVALLOC_BENCH_BACKEND=cuda: on the GPU) with --inject-fault scatter:parent, which makes the benchmark's own process
 treat its device as unusable after Scatter's first cell, as a sticky CUDA error does on the GPU.
 The wrapper must run the unfinished tests again in a new process (without the option) and merge
 the parts: exit status 5, every test with records of both allocators and none skipped for an
@@ -20,7 +20,8 @@ TESTS = ["launch", "mixed"]
 
 
 def main(wrapper: str, build: str, out: str) -> int:
-    env = dict(os.environ, DEVALLOC_BENCH_BUILD=build, DEVALLOC_BENCH_BACKEND="cpu")
+    env = dict(os.environ, DEVALLOC_BENCH_BUILD=build)
+    env.setdefault("DEVALLOC_BENCH_BACKEND", "cpu")  # DEVALLOC_BENCH_BACKEND=cuda: the same on a GPU
     env.pop("DEVALLOC_BENCH_NO_RETRY", None)
     for stale in (out, out + "-retry1", out + "-retry2"):
         subprocess.run(["rm", "-rf", stale, stale + ".part.json"], check=True)
