@@ -131,11 +131,11 @@ struct bitfield_page {
   /// segments of 32 chunks + one 4-byte bitfield each, then as many additional chunks as fit beside
   /// one more bitfield; at most 32 segments. That is the most chunks n <= 1024 whose bitfields fit
   /// beside them, n chunk + 4 ceil(n / 32) <= pagesize (has_spot's test), found with one division:
-  /// q = floor(32 pagesize / (32 chunk + 4)) bounds n from above (each chunk takes at least
-  /// chunk + 1/8 bytes), and q - 1 fits (q chunks of chunk + 1/8 bytes and one word more exceed the
-  /// page by less than 32 pagesize / (32 chunk + 4) - 32 (pagesize - 4) / (32 chunk + 4) < 1 chunk),
-  /// so n is q or q - 1. Flat and hierarchical share that one division (an inlined copy of
-  /// layout_of sits on many paths: the instruction cache, docs/scatter.md).
+  /// with q = floor(32 pagesize / (32 chunk + 4)), n <= q, since each chunk takes at least
+  /// chunk + 1/8 bytes (its bit), and q - 1 chunks fit, since (q - 1) chunk + 4 ceil((q - 1) / 32)
+  /// <= (q - 1)(chunk + 1/8) + 31/8 <= pagesize - chunk + 30/8 < pagesize (chunks are at least
+  /// min_chunk = 16 bytes); so n is q or q - 1. Flat and hierarchical share that one division (an
+  /// inlined copy of layout_of sits on many paths: the instruction cache, docs/scatter.md).
   DEVALLOC_HOST_DEVICE static constexpr page_layout layout_of(std::uint32_t chunk) noexcept
   {
     // 32 pagesize in 32 bits up to 2^26-byte pages; a wider division beyond.
