@@ -722,11 +722,6 @@ injected_fault parse_injected_fault(const std::string& text)
   return f;
 }
 
-bool injects_fault(const Context& ctx, const std::string& allocator)
-{
-  return !ctx.opt.inject_fault.empty() && parse_injected_fault(ctx.opt.inject_fault).allocator == allocator;
-}
-
 void Context::run_children(const std::string& test)
 {
   std::vector<std::pair<std::size_t, std::vector<Record>>> heaps;  // heap bytes, its delegated cells

@@ -817,8 +817,6 @@ struct injected_fault {
   bool valid = true;  ///< false for an empty NAME or another suffix (the option refuses those)
 };
 injected_fault parse_injected_fault(const std::string& text);
-/// --inject-fault names `allocator` (its NAME, before any suffix).
-bool injects_fault(const Context& ctx, const std::string& allocator);
 
 /// Heap of the child process that runs a non-strict cell asking for `bytes` when the parent's
 /// CUDA heap is `parent_heap` bytes: the parent's size if that is enough (the heap such a cell had
@@ -922,10 +920,11 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
   } catch (const std::exception& e) {
     handle_cell_error(ctx, out, e);
   }
-  // An injected fault strikes in the child processes, or with NAME:parent in this one only.
-  if (!ctx.device_broken && injects_fault(ctx, E::name) &&
-      ctx.opt.child != parse_injected_fault(ctx.opt.inject_fault).parent) {
-    if (parse_injected_fault(ctx.opt.inject_fault).abort) { std::abort(); }  // a child that dies
+  // An injected fault strikes NAME's first cell in the child processes, or with NAME:parent in
+  // this one only.
+  const injected_fault fault = parse_injected_fault(ctx.opt.inject_fault);
+  if (!ctx.device_broken && fault.allocator == E::name && ctx.opt.child != fault.parent) {
+    if (fault.abort) { std::abort(); }  // a child that dies
     out.rec.set("status", "error").set("error", "injected fault (--inject-fault): the device is treated as unusable");
     ctx.device_broken = true;
   }
