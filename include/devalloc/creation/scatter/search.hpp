@@ -572,6 +572,12 @@ class search : public multi_page<Config> {
     std::uint32_t grant = 0;       // first reservation index << 6 | reservations granted
     bool moved = false;            // the slot changed meanwhile: the want lanes try again with its page
     bool foreign = false;          // the slot names a page of another chunk size with room
+    // The class page as the leader read it, when that page is known to serve none of the group's
+    // lanes beyond their grants (empty, full, another class's or the slot's own page): a page
+    // this round installs in the slot then replaces it with one CAS from that value, without
+    // reading it again (offer); 0 with class_known false: not known.
+    std::uint32_t class_expect = 0;
+    bool class_known = false;
     if (rank == 0 && want != 0) {
       seen_entry = entry.load(detail::memory_order_relaxed);
       // A small group's class page and the dense-map flag are loaded with the slot (their loads in
@@ -595,6 +601,8 @@ class search : public multi_page<Config> {
         // class opened a page of its own once the class page filled: 7 nullptr of 65 536 in the
         // census test, H100; so full slots come here too once the map is dense.)
         const std::uint32_t other = class_seen;
+        class_known = true;
+        class_expect = other;
         if (other != 0 && other != seen_entry) {
           reserve_on_entry(other, cls, fresh, want, grant_page, grant, nullptr);
           if (grant != 0 && entry.compare_exchange_strong(seen_entry, other, detail::memory_order_relaxed,
@@ -610,9 +618,11 @@ class search : public multi_page<Config> {
     grant_page = detail::shuffle(peers, grant_page, leader);
     grant = detail::shuffle(peers, grant, leader);
     seen_entry = detail::shuffle(peers, seen_entry, leader);
-    // moved (bit 0) and foreign (bit 1) in one shuffle.
-    const std::uint32_t slot_news = detail::shuffle(peers, (moved ? 1u : 0u) | (foreign ? 2u : 0u), leader);
-    moved = slot_news != 0u;
+    class_expect = detail::shuffle(peers, class_expect, leader);
+    // moved (bit 0), foreign (bit 1) and class_known (bit 2) in one shuffle.
+    const std::uint32_t slot_news =
+      detail::shuffle(peers, (moved ? 1u : 0u) | (foreign ? 2u : 0u) | (class_known ? 4u : 0u), leader);
+    moved = (slot_news & 3u) != 0u;
     const std::uint32_t got = grant & 63u;
     // Together: from here on the lanes of every group of the round (`arrived`) take the same
     // steps at once, those with a grant too, so that the groups' atomics are in flight together.
@@ -699,6 +709,12 @@ class search : public multi_page<Config> {
           std::uint32_t expected = seen_entry;
           bool won = entry.compare_exchange_strong(expected, page + 1u, detail::memory_order_relaxed,
                                                    detail::memory_order_relaxed);
+          // A won page is opened before the losers of the warp's other groups follow their slots
+          // (a divergent loop of dependent atomics): its open is then in flight meanwhile.
+          if (won) {
+            opened = page;
+            opened_state = publish_open(page, cls, fresh, share_lanes);
+          }
           if (!won && ((share_lanes == 1u && fresh.spots < fine_group) || slot_shared(slot_lanes))) {
             // Lost the slot to another group's page. The share keeps its page in hand and follows
             // the slot: share_lanes reservations on the page the slot names now (its own page then
@@ -749,8 +765,10 @@ class search : public multi_page<Config> {
         // The page's chunk size and reservations now; its counter and the class page after the
         // share's bit claims (below), so that the members' claims do not wait for them.
         if (page < pages_) {
-          opened = page;
-          opened_state = publish_open(page, cls, fresh, share_lanes);
+          if (opened != page) {
+            opened = page;
+            opened_state = publish_open(page, cls, fresh, share_lanes);
+          }
           opened_lanes = share_lanes | (installed ? offer_class_bit : 0u);
         }
       }
@@ -777,7 +795,7 @@ class search : public multi_page<Config> {
     } else if (retry) {
       // The slot moved: the lane tries its new page in the next round (result stays `again`), or
       // it names another class's page with room: the lane takes its class's slots from now on.
-      if (slot_news > 1u) { result = round_result::narrow; }
+      if ((slot_news & 2u) != 0u) { result = round_result::narrow; }
     } else if (page == followed) {
       index = in_share;
       if (index < (grant & 63u)) {
@@ -799,7 +817,18 @@ class search : public multi_page<Config> {
     // "Fewer latencies on the page-opening path").
     if (opened != detail::page_bitmap::none) {
       count_opened(opened, fresh, opened_lanes & ~offer_class_bit, count_of(opened_state));
-      if ((opened_lanes & offer_class_bit) != 0u) { offer(class_page(cls), opened, cls, fresh.spots); }
+      if ((opened_lanes & offer_class_bit) != 0u) {
+        if ((slot_news & 4u) != 0u) {
+          // The class page served none of the group's lanes when the leader read it: one CAS from
+          // that value (two loads fewer on the opener's path, which its warp waits for; a page
+          // that another round installed meanwhile keeps its place).
+          detail::device_atomic<std::uint32_t>(class_page(cls))
+            .compare_exchange_strong(class_expect, opened + 1u, detail::memory_order_relaxed,
+                                     detail::memory_order_relaxed);
+        } else {
+          offer(class_page(cls), opened, cls, fresh.spots);
+        }
+      }
     }
     return result;
   }
