@@ -573,9 +573,11 @@ class search : public multi_page<Config> {
     bool moved = false;            // the slot changed meanwhile: the want lanes try again with its page
     bool foreign = false;          // the slot names a page of another chunk size with room
     // The class page as the leader read it, when that page is known to serve none of the group's
-    // lanes beyond their grants (empty, full, another class's or the slot's own page): a page
-    // this round installs in the slot then replaces it with one CAS from that value, without
-    // reading it again (offer); 0 with class_known false: not known.
+    // lanes beyond their grants (empty; full, of another class or still being opened when the
+    // leader reserved on it; or the slot's own page, which served nobody): a page this round
+    // installs in the slot then replaces it with one CAS from that value, without reading it again
+    // (offer, which kept a page that had room by then: a page still being opened); 0 with
+    // class_known false: not known.
     std::uint32_t class_expect = 0;
     bool class_known = false;
     if (rank == 0 && want != 0) {
