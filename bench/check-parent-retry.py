@@ -48,7 +48,8 @@ def main(wrapper: str, build: str, out: str) -> int:
     bad = [r for r in records if r["status"] == "error" or "unusable" in str(r.get("note", ""))]
     if bad:
         problems.append(f"{len(bad)} records failed or skipped for an unusable device, e.g. {bad[0].get('cell')}")
-    keys = [(r["test"], r["allocator"], r.get("cell")) for r in records]
+    keys = [(r["test"], r["allocator"], r.get("cell"), r.get("variant"), r.get("repetition"), r.get("sample"))
+            for r in records]
     if len(keys) != len(set(keys)):
         problems.append("a cell appears twice in the merged records")
     check = subprocess.run([sys.executable, os.path.join(os.path.dirname(wrapper), "..", "tools", "check-results"),
