@@ -206,11 +206,12 @@ class fill : public heap<Config> {
   /// `first` (the caller took all of them in the free-page map and opens the first one after
   /// this): state large_state (added: transient +1s of reservers that read an old directory entry
   /// stay, and their give-back finds a chunk size they do not accept) and bitfield span_tail |
-  /// distance. Out of line, and without region counts (the region counters count the first page
-  /// only, full when the span is): inlined, with them, the span's open and reset raised the
-  /// allocating kernels from 80 to 84-88 registers (one resident block of three lost; nvcc 13,
-  /// sm_90, bench/diag/scatter_probe.cu's alloc kernel).
-  DEVALLOC_DEVICE DEVALLOC_NOINLINE void mark_span(std::uint32_t first, std::uint32_t span) const noexcept
+  /// distance. Without region counts (the region counters count the first page only, full when
+  /// the span is). Inlined, as page_bitmap::claim_group: out of line (an ABI call), the two took
+  /// the allocating kernels of span_pages 4 to 112 registers and a 184-byte stack, inlined 80 and
+  /// 48 bytes (tools/kernel-regs, nvcc 13, sm_90; span_pages 1: 69 and 48 bytes, neither is
+  /// compiled in; docs/scatter.md, Layout, "Spans").
+  DEVALLOC_DEVICE void mark_span(std::uint32_t first, std::uint32_t span) const noexcept
   {
     for (std::uint32_t d = 1; d < span; ++d) {
       detail::device_atomic<std::uint32_t>(bitmasks_[first + d]).store(span_tail | d, detail::memory_order_relaxed);
