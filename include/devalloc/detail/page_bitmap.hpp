@@ -237,7 +237,8 @@ class page_bitmap {
   /// by reading that word too, and takes a group with claim_run (a lost race goes on looking).
   /// Returns the group's first unit, or `none`. Groups at fixed places keep the map countable:
   /// a free group is a free group whoever looks (creation::Scatter's spans of pages).
-  DEVALLOC_DEVICE std::uint32_t claim_group(std::uint32_t start, std::uint32_t n, std::uint32_t max_words) const noexcept
+  DEVALLOC_DEVICE std::uint32_t claim_group(std::uint32_t start, std::uint32_t n,
+                                            std::uint32_t max_words) const noexcept
   {
     if (count_ == 0 || n == 0 || n > units_ || n > 64u) { return none; }
     const std::uint32_t end = units_ / n * n;  // units past the last whole group are never handed out
