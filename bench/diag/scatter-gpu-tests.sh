@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 the devalloc authors
+# The GPU tests of a Scatter-only change within a small device budget (about 150 s on an H100):
+# the suites that build on Scatter, conformance of the Scatter and XMallocSIMD factories, the
+# failure classes five times, memcheck and synccheck of the Scatter suite, synccheck of
+# conformance's concurrent cases (scripts/gpu-prebuilt.sh's tests less the Circular family, the
+# lists and UnsafeWrap, whose code such a change does not touch).
+#   bash bench/diag/scatter-gpu-tests.sh ARCHIVE
+# ARCHIVE: a tar.xz of the stripped test binaries devalloc_scatter_tests_cuda, devalloc_fdg_cuda,
+# devalloc_coalesce_cuda, devalloc_scatter_override_cuda and devalloc_conformance_cuda, built
+# elsewhere (`cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90`, then those targets). Writes
+# $OUT/tlogs.tgz (tlogs/: one log per step, gpus.txt with the GPU, date and DEVALLOC_COMMIT) and
+# prints each step's result. Sessions 2026-12-06 (twenty-third to twenty-seventh) ran it as a copy
+# beside their results.
+set -u
+archive=${1:?archive of the test binaries}
+bin=/tmp/scatter-gpu-tests; logs=$OUT/tlogs
+rm -rf "$bin" "$logs" && mkdir -p "$bin" "$logs"
+tar -xJf "$archive" -C "$bin"
+{ nvidia-smi -L; date -u; echo "commit ${DEVALLOC_COMMIT:-?}"; } | tee "$logs/gpus.txt"
+for b in devalloc_scatter_tests_cuda devalloc_fdg_cuda devalloc_coalesce_cuda devalloc_scatter_override_cuda; do
+  s=$(date +%s); timeout 120 "$bin/$b" --gtest_brief=1 > "$logs/test-${b#devalloc_}.log" 2>&1
+  echo "== $b rc=$? $(($(date +%s) - s))s"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure|Which is" "$logs/test-${b#devalloc_}.log" | head -6 | cut -c1-200
+done
+for _ in $(seq 5); do
+  "$bin/devalloc_scatter_tests_cuda" --gtest_brief=1 \
+    --gtest_filter="ScatterFailureClasses.*:ScatterFragmentation.*:ScatterProtocol.WholeWarps*" 2>&1 |
+    grep -E "Which is: [1-9]|FAILED  \]|PASSED"
+done > "$logs/scatter-failure-classes-x5.log"
+echo "failure classes passed $(grep -c PASSED "$logs/scatter-failure-classes-x5.log") of 5"
+s=$(date +%s)
+timeout 60 "$bin/devalloc_conformance_cuda" --gtest_brief=1 --gtest_filter='*Scatter*:*XMalloc*' \
+  > "$logs/conformance-scatter.log" 2>&1
+echo "== conformance (Scatter, XMalloc factories) rc=$? $(($(date +%s) - s))s"
+grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|tests? ran" "$logs/conformance-scatter.log" | head -4
+sanitize() {  # NAME TIMEOUT TOOL BINARY [ARGS...]
+  local name=$1 limit=$2 tool=$3; shift 3
+  local s; s=$(date +%s)
+  timeout "$limit" compute-sanitizer --tool "$tool" --print-limit 10 "$@" --gtest_brief=1 > "$logs/$name.log" 2>&1
+  echo "== $name rc=$? $(($(date +%s) - s))s"
+  grep -E "PASSED|FAILED|ERROR SUMMARY" "$logs/$name.log" | tail -2
+}
+sanitize memcheck-scatter 85 memcheck "$bin/devalloc_scatter_tests_cuda"
+sanitize synccheck-scatter 30 synccheck "$bin/devalloc_scatter_tests_cuda"
+sanitize synccheck-conformance 20 synccheck "$bin/devalloc_conformance_cuda" \
+  --gtest_filter='*ConcurrentAllocations*:*Churn*:*Divergent*:-*DeviceMalloc*'
+tar czf "$OUT/tlogs.tgz" -C "$OUT" tlogs && rm -rf "$logs"
