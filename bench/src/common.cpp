@@ -223,7 +223,7 @@ std::string cpu_model()
 bool stderr_is_tty() { return ::isatty(2) != 0; }
 }  // namespace
 
-Context::Context(Options options) : opt(std::move(options))
+Context::Context(Options options) : opt(std::move(options)), fault(parse_injected_fault(opt.inject_fault))
 {
   commit = opt.commit_override.empty() ? detect_commit() : opt.commit_override;
   const bool full = opt.full;
@@ -679,9 +679,7 @@ ChildRun run_child(Context& ctx, const std::string& exe, const std::string& test
   if (ctx.opt.mixed_heap != 0) { cmd += " --mixed-heap " + std::to_string(ctx.opt.mixed_heap); }
   if (!ctx.opt.meshes_dir.empty()) { cmd += " --meshes-dir " + shell_quote(ctx.opt.meshes_dir); }
   const std::string& inject = ctx.opt.inject_fault;
-  if (!inject.empty() && (attempt == 1 || parse_injected_fault(inject).always)) {
-    cmd += " --inject-fault " + shell_quote(inject);
-  }
+  if (!inject.empty() && (attempt == 1 || ctx.fault.always)) { cmd += " --inject-fault " + shell_quote(inject); }
   ctx.progress(test + "  " + list + "  heap=" + bytes_label(heap) + "  (child process" +
                (attempt > 1 ? ", retry" : "") + ": CUDA's malloc heap is per process)");
   const auto t0 = std::chrono::steady_clock::now();

@@ -459,6 +459,19 @@ struct DeviceInfo {
 
 struct TestInfo;
 
+/// --inject-fault NAME[:always|:abort|:parent], parsed once (Context::fault): the allocator whose first
+/// cell in a child faults, and whether the retry faults too (always) or the child dies instead
+/// (abort); with `parent`, the fault is the benchmark's own process's instead (bench/devalloc-bench
+/// then runs the unfinished tests again in a new process, without the option).
+struct injected_fault {
+  std::string allocator;
+  bool always = false;
+  bool abort = false;
+  bool parent = false;
+  bool valid = true;  ///< false for an empty NAME or another suffix (the option refuses those)
+};
+injected_fault parse_injected_fault(const std::string& text);
+
 class Context {
  public:
   Context(Options options);
@@ -474,6 +487,7 @@ class Context {
   CostModel cost;
   std::size_t main_heap = 0;  // size of the process-wide malloc heap (CUDA backend)
   bool device_broken = false;
+  injected_fault fault;  ///< opt.inject_fault, parsed (an empty allocator: none)
   std::string current_test;
 
   [[nodiscard]] bool quick() const { return !opt.full; }
@@ -805,18 +819,6 @@ std::string baseline_name();
 void note_series(Context& ctx, const std::string& key, double work, double seconds);
 double predict_series(Context& ctx, const std::string& key, double work);
 void handle_cell_error(Context& ctx, CellOut& out, const std::exception& e);
-/// --inject-fault NAME[:always|:abort|:parent], read once for every use: the allocator whose first
-/// cell in a child faults, and whether the retry faults too (always) or the child dies instead
-/// (abort); with `parent`, the fault is the benchmark's own process's instead (bench/devalloc-bench
-/// then runs the unfinished tests again in a new process, without the option).
-struct injected_fault {
-  std::string allocator;
-  bool always = false;
-  bool abort = false;
-  bool parent = false;
-  bool valid = true;  ///< false for an empty NAME or another suffix (the option refuses those)
-};
-injected_fault parse_injected_fault(const std::string& text);
 
 /// Heap of the child process that runs a non-strict cell asking for `bytes` when the parent's
 /// CUDA heap is `parent_heap` bytes: the parent's size if that is enough (the heap such a cell had
@@ -922,7 +924,7 @@ void run_cell(Context& ctx, CellSpec spec, Body&& body)
   }
   // An injected fault strikes NAME's first cell in the child processes, or with NAME:parent in
   // this one only.
-  const injected_fault fault = parse_injected_fault(ctx.opt.inject_fault);
+  const injected_fault& fault = ctx.fault;
   if (!ctx.device_broken && fault.allocator == E::name && ctx.opt.child != fault.parent) {
     if (fault.abort) { std::abort(); }  // a child that dies
     out.rec.set("status", "error").set("error", "injected fault (--inject-fault): the device is treated as unusable");
