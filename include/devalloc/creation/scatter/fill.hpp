@@ -210,7 +210,7 @@ class fill : public heap<Config> {
   /// the span is). Inlined, as page_bitmap::claim_group: out of line (an ABI call), the two took
   /// the allocating kernels of span_pages 4 to 112 registers and a 184-byte stack, inlined 80 and
   /// 48 bytes (tools/kernel-regs, nvcc 13, sm_90; span_pages 1: 69 and 48 bytes, neither is
-  /// compiled in; docs/scatter.md, Layout, "Spans").
+  /// compiled in; docs/scatter.md, "Spans inlined, measured again").
   DEVALLOC_DEVICE void mark_span(std::uint32_t first, std::uint32_t span) const noexcept
   {
     for (std::uint32_t d = 1; d < span; ++d) {
