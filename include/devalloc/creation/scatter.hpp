@@ -501,23 +501,27 @@ class Scatter : public scatter_detail::search<Config> {
       }
     }
     {
-      // R1: per counted chunk count m, the room counters' stripes sum to the pages of m chunks
-      // with room (fill.hpp, room_add).
+      // R1: per room counter (counted chunk count m of a page, or of a span), the stripes sum to
+      // the pages (spans) of m chunks with room (fill.hpp, room_key, room_add).
       std::vector<std::uint32_t> rooms(room_words);
       detail::backend::copy_to_host(rooms.data(), rooms_, rooms.size() * sizeof(std::uint32_t));
       std::vector<std::uint32_t> with_room(room_stride, 0);
       for (std::uint32_t page = 0; page < pages_; ++page) {
         const std::uint32_t chunk = chunk_of(states[page]);
         if (chunk == 0 || chunk > pagesize || chunk % min_chunk != 0) { continue; }
-        const std::uint32_t spots = layout_of(chunk).spots;
-        if (room_counted(spots) && count_of(states[page]) < spots) { ++with_room[spots - 1u]; }
+        const page_layout layout = layout_of(chunk);
+        const std::uint32_t key = room_key(layout.spans(), layout.spots);
+        if (key != room_none && count_of(states[page]) < layout.spots) { ++with_room[key]; }
       }
-      for (std::uint32_t m = 1; m <= room_stride; ++m) {
+      for (std::uint32_t key = 0; key < room_stride; ++key) {
         std::uint32_t sum = 0;
-        for (std::uint32_t stripe = 0; stripe < room_stripes; ++stripe) { sum += rooms[stripe * room_stride + m - 1u]; }
-        if (sum != with_room[m - 1u]) {
-          fail("room counters: " + std::to_string(static_cast<std::int32_t>(sum)) + " pages of " + std::to_string(m) +
-               " chunks with room counted, " + std::to_string(with_room[m - 1u]) + " have room");
+        for (std::uint32_t stripe = 0; stripe < room_stripes; ++stripe) { sum += rooms[stripe * room_stride + key]; }
+        if (sum != with_room[key]) {
+          const bool span = key >= room_max_spots;
+          const std::uint32_t m = span ? key - room_max_spots + 2u : key + 1u;
+          fail("room counters: " + std::to_string(static_cast<std::int32_t>(sum)) +
+               (span ? " spans of " : " pages of ") + std::to_string(m) + " chunks with room counted, " +
+               std::to_string(with_room[key]) + " have room");
         }
       }
     }
@@ -793,7 +797,9 @@ class Scatter : public scatter_detail::search<Config> {
   using base::region_size;
   using base::regions_;
   using base::regions_count_;
-  using base::room_counted;
+  using base::room_key;
+  using base::room_max_spots;
+  using base::room_none;
   using base::room_stride;
   using base::room_stripes;
   using base::room_words;

@@ -113,17 +113,30 @@ class fill : public heap<Config> {
     detail::device_atomic<std::uint32_t>(regions_[region_of(page)]).fetch_sub(delta, detail::memory_order_relaxed);
   }
 
-  /// Whether pages of `spots` chunks are counted by the room counters (2 .. room_max_spots: flat
-  /// pages of few chunks; a page of one chunk with room is a free page, in the free-page map).
-  /// Never with spans (their chunk counts are per span; the counters are off there).
-  DEVALLOC_HOST_DEVICE static constexpr bool room_counted(std::uint32_t spots) noexcept
+  /// No room counter (room_key).
+  static constexpr std::uint32_t room_none = ~0u;
+  /// The room counter (word of a stripe) of pages of `spots` chunks, or of spans of `spots` chunks
+  /// (`span`: chunks above half a page with span_pages > 1; a span starts at 3 chunks in 2 pages,
+  /// and such a chunk size in one page is one chunk a page): pages of 2 .. room_max_spots chunks
+  /// (flat pages of few chunks) and every span are counted; a page of one chunk with room is a free
+  /// page, in the free-page map, and pages of more chunks are found by the directory and the walk.
+  DEVALLOC_HOST_DEVICE static constexpr std::uint32_t room_key(bool span, std::uint32_t spots) noexcept
   {
-    return page_format::max_span == 1u && spots >= 2u && spots <= room_max_spots;
+    if (page_format::max_span > 1u && span) { return spots >= 2u ? room_max_spots + spots - 2u : room_none; }
+    return spots >= 2u && spots <= room_max_spots ? spots - 1u : room_none;
+  }
+  /// Whether chunk size `chunk` (of a page's state) is a span's when the page holds `spots` > 1 of
+  /// them: above half a page with span_pages > 1 (a constant false without spans).
+  DEVALLOC_HOST_DEVICE static constexpr bool span_chunk(std::uint32_t chunk) noexcept
+  {
+    return page_format::max_span > 1u && chunk > span_min_chunk;
   }
 
   /// The room counters (not in the paper): per chunk count m = 2 .. room_max_spots, the pages of
-  /// m chunks that have room (chunk size set, fill count < m), in room_stripes copies (heap.hpp)
-  /// that sum to it. Every change of a page's state that makes it gain or lose room adds `delta`
+  /// m chunks that have room (chunk size set, fill count < m), and with spans per chunk count of
+  /// a span the spans that have room (counted at their first page; `span`: the page's chunks
+  /// are a span's, room_key), in room_stripes copies (heap.hpp) that sum to it. Every change of a page's state that
+  /// makes it gain or lose room adds `delta`
   /// (+1 or -1 as a 32-bit wrap-around) in the stripe of the page: the open of a page that keeps
   /// room (open_page), the count reaching m (account_increment) and leaving it (give_back), the
   /// reset of an emptied page (give_back). Each of these is decided from the value its own atomic
@@ -132,12 +145,13 @@ class fill : public heap<Config> {
   /// chunks a page reads only the pages of the stripes with room, never every page (the
   /// exhaustive pass: 13-23 ms on the H100 for such a request in sizes uniform in 16-4096 B at
   /// 80 % fill).
-  DEVALLOC_DEVICE void room_add(std::uint32_t page, std::uint32_t spots, std::uint32_t delta) const noexcept
+  DEVALLOC_DEVICE void room_add(std::uint32_t page, bool span, std::uint32_t spots, std::uint32_t delta) const noexcept
   {
-    if (!room_counted(spots)) { return; }
+    const std::uint32_t key = room_key(span, spots);
+    if (key == room_none) { return; }
     // One stripe a page, page mod room_stripes: the pages that fill and empty at once (a warp's
     // neighbours in the free-page map) add to different words.
-    std::uint32_t& word = rooms_[page % room_stripes * room_stride + (spots - 1u)];
+    std::uint32_t& word = rooms_[page % room_stripes * room_stride + key];
     detail::device_atomic<std::uint32_t>(word).fetch_add(delta, detail::memory_order_relaxed);
   }
 
@@ -152,7 +166,7 @@ class fill : public heap<Config> {
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
     if (count_of(before) < n && count_of(before) + k >= n) {
       region_add(page, 1u);
-      room_add(page, n, ~0u);
+      room_add(page, span_chunk(actual), n, ~0u);
     }
   }
 
@@ -198,7 +212,7 @@ class fill : public heap<Config> {
         }
       }
     }
-    if (room != 0) { room_add(page, n, room); }
+    if (room != 0) { room_add(page, span_chunk(actual), n, room); }
     return before;
   }
 

@@ -150,11 +150,19 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   /// Pages with room are counted per chunk count m (chunks a page) for m <= room_max_spots
   /// (fill.hpp, room_add; m = 1 is never counted: such a page with room is a free page), in
   /// room_stripes copies, one 32-byte sector each (stripe: the page's index modulo room_stripes),
-  /// so that pages filling at once do not all add to one word.
+  /// so that pages filling at once do not all add to one word. Spans (span_pages > 1) are counted
+  /// apart, per chunk count of the span (m = 2 .. 2 span_pages - 1: a span's chunks are above
+  /// half a page), at their first page (fill.hpp, room_key).
   static constexpr std::uint32_t room_max_spots = 8;
   static constexpr std::uint32_t room_stripes = 128;
-  /// Words of one stripe (counter m - 1 for m = 1 .. room_max_spots), and of all room counters.
-  static constexpr std::uint32_t room_stride = 8;
+  /// Counters of spans a stripe: chunk counts 2 .. 2 max_span - 1 (none without spans).
+  static constexpr std::uint32_t room_span_keys =
+    detail::bitfield_page<Config::pagesize, Config::span_pages>::max_span > 1u
+      ? 2u * detail::bitfield_page<Config::pagesize, Config::span_pages>::max_span - 2u
+      : 0u;
+  /// Words of one stripe (counter m - 1 for pages of m = 1 .. room_max_spots chunks, then
+  /// room_max_spots + m - 2 for spans of m chunks; whole 32-byte sectors), and of all room counters.
+  static constexpr std::uint32_t room_stride = (room_max_spots + room_span_keys + 7u) / 8u * 8u;
   static constexpr std::uint32_t room_words = room_stripes * room_stride;
   static_assert(room_max_spots <= room_stride, "heap: a stripe of room counters must hold every counted chunk count");
 

@@ -313,10 +313,10 @@ class search : public multi_page<Config> {
   ///     request goes on as its class without spans (single_page_class). In this order a heap
   ///     filled by one worker gives exactly count_free_chunks' count.
   ///   * A class of one chunk a page (more than half a page): every chunk size it accepts holds
-  ///     one chunk a page or is a span, so a free page (alloc_counted: the whole map) or a span
-  ///     of a larger class with room (the walk's exhaustive pass 1 alone) can serve it.
-  ///   * A request that only chunk sizes of few chunks a page accept: the pages the room
-  ///     counters name, then a free page (alloc_counted), never the walk.
+  ///     one chunk a page or is a span, so a free page or a span with room that the room
+  ///     counters name (alloc_counted) can serve it.
+  ///   * A request that only chunk sizes of few chunks a page (or spans) accept: the pages the
+  ///     room counters name, then a free page (alloc_counted), never the walk.
   ///   * Else the walk, both passes.
   DEVALLOC_DEVICE void* alloc_last(std::uint32_t size, std::uint32_t cls, page_layout fresh) const noexcept
   {
@@ -329,23 +329,18 @@ class search : public multi_page<Config> {
       fresh = layout_of(cls);
     }
     if constexpr (Config::resetfreedpages) {
-      const bool counted = max_span == 1u && pagesize / size <= room_max_spots;
-      if (fresh.spots == 1u || counted) {
-        void* p = alloc_counted(size, cls, fresh);
-        if (p != nullptr || fresh.spots != 1u || max_span == 1u) { return p; }
-        return walk(size, cls, fresh, 1u);
-      }
+      if (fresh.spots == 1u || pagesize / size <= room_max_spots) { return alloc_counted(size, cls, fresh); }
     }
     return walk(size, cls, fresh, 0u);
   }
 
   /// A request that the directory rounds and scans did not serve, of more than half a page (one
-  /// chunk a page) or, with the room counters (max_span 1), of more than pagesize /
-  /// (room_max_spots + 1) bytes: every chunk size it accepts (accepts(): size .. size x
-  /// wastefactor) holds m = 1 .. room_max_spots chunks a page. The room counters (fill.hpp,
-  /// room_add) count the pages of m >= 2 chunks with room per stripe (page mod room_stripes); a
-  /// page of one chunk with room is a free page (resetfreedpages). So, instead of the walk over
-  /// every page:
+  /// chunk a page) or of more than pagesize / (room_max_spots + 1) bytes: every chunk size it
+  /// accepts (accepts(): size .. size x wastefactor) holds m = 1 .. room_max_spots chunks a page
+  /// or is a span's. The room counters (fill.hpp, room_key, room_add) count the pages of m >= 2
+  /// chunks, and the spans, with room per stripe (page mod room_stripes; a span at its first
+  /// page); a page of one chunk with room is a free page (resetfreedpages). So, instead of the
+  /// walk over every page:
   ///   1. the first walk_batch pages of the walk (from eq. (3)'s page): in a roomy heap one of
   ///      them serves, a page of the class with room or a free page, as the walk's did;
   ///   2. the pages of each stripe whose counters of the request's chunk counts are not 0
@@ -372,7 +367,23 @@ class search : public multi_page<Config> {
     const std::uint64_t largest = static_cast<std::uint64_t>(size) * wastefactor;
     std::uint32_t least = largest >= pagesize ? 1u : pagesize / static_cast<std::uint32_t>(largest);
     if (least < 2u) { least = 2u; }
-    if (least <= most) {
+    // Their room counters (fill.hpp, room_key): pages of least .. most chunks, keys least - 1 ..
+    // most - 1 (none if least > most); with spans, also the spans of 2 .. m chunks whose chunks
+    // may be `size` or more (m <= max_span x pagesize / size), keys room_max_spots .. (the keys of
+    // pages of most + 1 .. room_max_spots chunks between them skipped: chunks smaller than size).
+    std::uint32_t key_lo = least - 1u;
+    std::uint32_t key_hi = most - 1u;
+    std::uint32_t gap_lo = room_max_spots;
+    if constexpr (max_span > 1u) {
+      std::uint32_t span_most = max_span * pagesize / size;
+      if (span_most > 2u * max_span - 1u) { span_most = 2u * max_span - 1u; }
+      if (largest > span_min_chunk && span_most >= 2u) {
+        if (least > most) { key_lo = room_max_spots; }
+        gap_lo = most;
+        key_hi = room_max_spots + span_most - 2u;
+      }
+    }
+    if (key_lo <= key_hi) {
       // Step 1: the first walk_batch pages of the walk's pass 0 (eq. (3)'s page); then step 2,
       // stripe by stripe: one call site of walk_pages for both (its other one is search_block's).
       std::uint32_t page = static_cast<std::uint32_t>(
@@ -389,11 +400,12 @@ class search : public multi_page<Config> {
           stripe0 = (first + b) % room_stripes;
           b += room_batch;
           // A stripe with any counter not 0 (one that lags below 0 too: it may hide another's room).
-          for (std::uint32_t m = least; m <= most; ++m) {
+          for (std::uint32_t key = key_lo; key <= key_hi; ++key) {
+            if (max_span > 1u && key >= gap_lo && key < room_max_spots) { continue; }
             std::uint32_t seen[room_batch];
             DEVALLOC_UNROLL
             for (std::uint32_t j = 0; j < room_batch; ++j) {
-              seen[j] = detail::atomic_load_relaxed(rooms_[(stripe0 + j) * room_stride + (m - 1u)]);
+              seen[j] = detail::atomic_load_relaxed(rooms_[(stripe0 + j) * room_stride + key]);
             }
             DEVALLOC_UNROLL
             for (std::uint32_t j = 0; j < room_batch; ++j) { room |= static_cast<std::uint32_t>(seen[j] != 0) << j; }
@@ -1313,7 +1325,7 @@ class search : public multi_page<Config> {
     if (count_before + granted >= layout.spots) {
       region_add(page, 1u);
     } else {
-      room_add(page, layout.spots, 1u);
+      room_add(page, layout.spans(), layout.spots, 1u);
     }
   }
   DEVALLOC_DEVICE std::uint64_t publish_open(std::uint32_t page, std::uint32_t cls, const page_layout& layout,
