@@ -147,7 +147,10 @@ class fill : public heap<Config> {
   /// 80 % fill).
   DEVALLOC_DEVICE void room_add(std::uint32_t page, bool span, std::uint32_t spots, std::uint32_t delta) const noexcept
   {
-    const std::uint32_t key = room_key(span, spots);
+    room_add_key(page, room_key(span, spots), delta);
+  }
+  DEVALLOC_DEVICE void room_add_key(std::uint32_t page, std::uint32_t key, std::uint32_t delta) const noexcept
+  {
     if (key == room_none) { return; }
     // One stripe a page, page mod room_stripes: the pages that fill and empty at once (a warp's
     // neighbours in the free-page map) add to different words.
@@ -184,6 +187,7 @@ class fill : public heap<Config> {
     const std::uint32_t actual = chunk_of(before);
     if (actual == 0 || actual > pagesize) { return before; }
     const std::uint32_t n = actual == chunk ? spots : layout_of(actual).spots;
+    const std::uint32_t key = room_key(span_chunk(actual), n);
     // +1 if the page was full and is not now, -1 if it is reset below (it had room then): a warp
     // that frees a full page's chunks together does both, and adds nothing (room_add).
     std::uint32_t room = 0;
@@ -212,7 +216,7 @@ class fill : public heap<Config> {
         }
       }
     }
-    if (room != 0) { room_add(page, span_chunk(actual), n, room); }
+    if (room != 0) { room_add_key(page, key, room); }
     return before;
   }
 
