@@ -147,11 +147,23 @@ class fill : public heap<Config> {
   /// 80 % fill).
   DEVALLOC_DEVICE void room_add(std::uint32_t page, bool span, std::uint32_t spots, std::uint32_t delta) const noexcept
   {
-    room_add_key(page, room_key(span, spots), delta);
+    if constexpr (page_format::max_span > 1u) {
+      room_add_key(page, room_key(span, spots), delta);
+    } else {
+      // room_key's pages without spans, tested before the key is formed: as the default build
+      // compiled before span counters (the key's compare with room_none cost branches there).
+      if (spots < 2u || spots > room_max_spots) { return; }
+      room_word_add(page, spots - 1u, delta);
+    }
   }
+  /// room_add for a key from room_key (room_none: nothing).
   DEVALLOC_DEVICE void room_add_key(std::uint32_t page, std::uint32_t key, std::uint32_t delta) const noexcept
   {
-    if (key == room_none) { return; }
+    if (key != room_none) { room_word_add(page, key, delta); }
+  }
+  /// Adds `delta` to room counter `key` (below room_stride) of `page`'s stripe.
+  DEVALLOC_DEVICE void room_word_add(std::uint32_t page, std::uint32_t key, std::uint32_t delta) const noexcept
+  {
     // One stripe a page, page mod room_stripes: the pages that fill and empty at once (a warp's
     // neighbours in the free-page map) add to different words.
     std::uint32_t& word = rooms_[page % room_stripes * room_stride + key];

@@ -367,23 +367,18 @@ class search : public multi_page<Config> {
     const std::uint64_t largest = static_cast<std::uint64_t>(size) * wastefactor;
     std::uint32_t least = largest >= pagesize ? 1u : pagesize / static_cast<std::uint32_t>(largest);
     if (least < 2u) { least = 2u; }
-    // Their room counters (fill.hpp, room_key): pages of least .. most chunks, keys least - 1 ..
-    // most - 1 (none if least > most); with spans, also the spans of 2 .. m chunks whose chunks
-    // may be `size` or more (m <= max_span x pagesize / size), keys room_max_spots .. (the keys of
-    // pages of most + 1 .. room_max_spots chunks between them skipped: chunks smaller than size).
-    std::uint32_t key_lo = least - 1u;
-    std::uint32_t key_hi = most - 1u;
-    std::uint32_t gap_lo = room_max_spots;
+    // With spans, also the spans of 2 .. span_most chunks whose chunks may be `size` or more
+    // (fill.hpp, room_key): m <= max_span x pagesize / size. A span of n pages holds more than n
+    // chunks (else its chunk size lies one a page), so none serves a request with
+    // max_span x pagesize / size <= max_span (above 3276 B with 4 KiB pages and span_pages 4):
+    // span_most 0, and such a request (a class of one chunk a page) reads no counters.
+    std::uint32_t span_most = 0;
     if constexpr (max_span > 1u) {
-      std::uint32_t span_most = max_span * pagesize / size;
+      span_most = max_span * pagesize / size;
       if (span_most > 2u * max_span - 1u) { span_most = 2u * max_span - 1u; }
-      if (largest > span_min_chunk && span_most >= 2u) {
-        if (least > most) { key_lo = room_max_spots; }
-        gap_lo = most;
-        key_hi = room_max_spots + span_most - 2u;
-      }
+      if (largest <= span_min_chunk || span_most <= max_span) { span_most = 0; }
     }
-    if (key_lo <= key_hi) {
+    if (least <= most || span_most != 0) {
       // Step 1: the first walk_batch pages of the walk's pass 0 (eq. (3)'s page); then step 2,
       // stripe by stripe: one call site of walk_pages for both (its other one is search_block's).
       std::uint32_t page = static_cast<std::uint32_t>(
@@ -400,15 +395,12 @@ class search : public multi_page<Config> {
           stripe0 = (first + b) % room_stripes;
           b += room_batch;
           // A stripe with any counter not 0 (one that lags below 0 too: it may hide another's room).
-          for (std::uint32_t key = key_lo; key <= key_hi; ++key) {
-            if (max_span > 1u && key >= gap_lo && key < room_max_spots) { continue; }
-            std::uint32_t seen[room_batch];
-            DEVALLOC_UNROLL
-            for (std::uint32_t j = 0; j < room_batch; ++j) {
-              seen[j] = detail::atomic_load_relaxed(rooms_[(stripe0 + j) * room_stride + key]);
+          // Pages of least .. most chunks (counter m - 1), then spans of 2 .. span_most chunks.
+          for (std::uint32_t m = least; m <= most; ++m) { add_stripes_with_room(room, stripe0, m - 1u); }
+          if constexpr (max_span > 1u) {
+            for (std::uint32_t m = 2u; m <= span_most; ++m) {
+              add_stripes_with_room(room, stripe0, room_max_spots + m - 2u);
             }
-            DEVALLOC_UNROLL
-            for (std::uint32_t j = 0; j < room_batch; ++j) { room |= static_cast<std::uint32_t>(seen[j] != 0) << j; }
           }
         }
         if (room == 0) { break; }
@@ -426,6 +418,20 @@ class search : public multi_page<Config> {
     void* p = open_for_one(page, cls, fresh);
     offer_opened(page, cls, fresh);
     return p;
+  }
+
+  /// Sets bit j of `room` where room counter `key` of stripe stripe0 + j is not 0 (j < room_batch;
+  /// alloc_counted).
+  DEVALLOC_DEVICE void add_stripes_with_room(std::uint32_t& room, std::uint32_t stripe0,
+                                             std::uint32_t key) const noexcept
+  {
+    std::uint32_t seen[room_batch];
+    DEVALLOC_UNROLL
+    for (std::uint32_t j = 0; j < room_batch; ++j) {
+      seen[j] = detail::atomic_load_relaxed(rooms_[(stripe0 + j) * room_stride + key]);
+    }
+    DEVALLOC_UNROLL
+    for (std::uint32_t j = 0; j < room_batch; ++j) { room |= static_cast<std::uint32_t>(seen[j] != 0) << j; }
   }
 
   /// Stripes of room counters read together (alloc_counted; independent loads, one latency). 16
