@@ -155,11 +155,9 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   /// half a page), at their first page (fill.hpp, room_key).
   static constexpr std::uint32_t room_max_spots = 8;
   static constexpr std::uint32_t room_stripes = 128;
-  /// Counters of spans a stripe: chunk counts 2 .. 2 max_span - 1 (none without spans).
+  /// Counters of spans a stripe: chunk counts 2 .. 2 max_span - 1 (none without spans: max_span 1).
   static constexpr std::uint32_t room_span_keys =
-    detail::bitfield_page<Config::pagesize, Config::span_pages>::max_span > 1u
-      ? 2u * detail::bitfield_page<Config::pagesize, Config::span_pages>::max_span - 2u
-      : 0u;
+    detail::bitfield_page<Config::pagesize, Config::span_pages>::max_span * 2u - 2u;
   /// Words of one stripe (counter m - 1 for pages of m = 1 .. room_max_spots chunks, then
   /// room_max_spots + m - 2 for spans of m chunks; whole 32-byte sectors), and of all room counters.
   static constexpr std::uint32_t room_stride = (room_max_spots + room_span_keys + 7u) / 8u * 8u;
