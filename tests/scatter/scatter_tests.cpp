@@ -1071,6 +1071,31 @@ TEST(ScatterProtocol, MultiPageChunksAreFreedOnlyFromTheirFirstPage)
   expect_empty(allocator, "after the multi-page frees");
 }
 
+TEST(ScatterProtocol, ASpanWithRoomServesAnotherSizeInAFullHeap)
+{
+  // A heap filled with spans of 3072-byte chunks (3000-byte requests) until a request fails: no
+  // free page is left. One chunk freed, a 2400-byte request (its chunk sizes 2400 .. 4800 include
+  // 3072; its own class's directory slots never named those spans) must find that span through
+  // the room counters of spans (fill.hpp, room_key; search.hpp, alloc_counted), not fail.
+  using S = Spans::creation_policy;
+  ASSERT_EQ(S::class_of(3008), 3072u);
+  ASSERT_NE(S::class_of(2400), 3072u);
+  Spans allocator(std::size_t{96} * S::pagesize);
+  const auto c = creation_of(allocator);
+  std::vector<std::uintptr_t> p;
+  for (std::uintptr_t q = single_alloc(allocator, 3000); q != 0; q = single_alloc(allocator, 3000)) {
+    p.push_back(q);
+    ASSERT_LT(p.size(), 1000u) << "a heap of 96 pages holds fewer chunks of 3072 B";
+  }
+  ASSERT_GE(p.size(), 8u);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  EXPECT_EQ(single_alloc(allocator, 2400), 0u) << "a full heap serves no 2400-byte request";
+  single_dealloc(allocator, p[0]);
+  EXPECT_EQ(c.check_invariants_host(), "");
+  EXPECT_EQ(single_alloc(allocator, 2400), p[0]) << "the freed chunk of a span serves a request it fits";
+  EXPECT_EQ(c.check_invariants_host(), "");
+}
+
 TEST(ScatterProtocol, ChunksOfASpanAreFreedFromAnyOfItsPages)
 {
   // 3000-byte requests: class 3072, four chunks in a span of three pages (detail/bitfield_page.hpp).
