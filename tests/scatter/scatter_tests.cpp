@@ -413,6 +413,22 @@ TYPED_TEST(ScatterEach, ChurnWithEverySizeClassKeepsDataAndInvariants)
   expect_empty(small, "after churn on a small heap");
 }
 
+TYPED_TEST(ScatterEach, RandomChurnWithMultiPageRequestsKeepsInvariants)
+{
+  // conformance's random churn (sizes 1-5000 B and, one request in 16, up to twice the heap: runs
+  // of pages, spans, requests that cannot fit; any subset of a warp) in every configuration, then
+  // the heap's invariants and, with the page reset, every page free again.
+  for (const std::uint32_t seed : {1u, 2u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    TypeParam allocator(scale::heap);
+    const random_churn_result r =
+      random_churn(allocator, scale::workers, 40, 5000, 2 * scale::heap, seed, true, opts());
+    EXPECT_EQ(r.pattern_errors, 0u) << "live allocations overlapped";
+    EXPECT_GT(r.allocations, 0u);
+    expect_empty(allocator, "after the random churn");
+  }
+}
+
 TYPED_TEST(ScatterEach, MemoryLossTest)
 {
   // mallocMC thesis §5.4: available slots before filling and after freeing everything are equal.

@@ -230,45 +230,48 @@ struct random_churn_result {
 /// failing case replays.
 template <class Allocator>
 random_churn_result random_churn(Allocator& allocator, std::size_t workers, std::size_t steps, std::size_t small_bytes,
-                                 std::size_t large_bytes, std::uint32_t seed, bool frees)
+                                 std::size_t large_bytes, std::uint32_t seed, bool frees, launch_options options = {})
 {
   auto handle = allocator.handle();
   buffer<unsigned long long> counters(3);
   counters.zero();
   unsigned long long* c = counters.data();
-  launch(workers, [=] DEVALLOC_DEVICE(std::size_t i) {
-    void* live[6] = {};
-    std::size_t bytes[6] = {};
-    std::uint32_t tag[6] = {};
-    for (std::size_t s = 0; s < steps; ++s) {
-      const std::uint32_t r = pattern_seed(i ^ (static_cast<std::size_t>(seed) << 20), s);
-      if ((r & 3u) == 0) { continue; }
-      const unsigned k = (r >> 2) % 6u;
-      if (live[k] != nullptr) {
+  launch(
+    workers,
+    [=] DEVALLOC_DEVICE(std::size_t i) {
+      void* live[6] = {};
+      std::size_t bytes[6] = {};
+      std::uint32_t tag[6] = {};
+      for (std::size_t s = 0; s < steps; ++s) {
+        const std::uint32_t r = pattern_seed(i ^ (static_cast<std::size_t>(seed) << 20), s);
+        if ((r & 3u) == 0) { continue; }
+        const unsigned k = (r >> 2) % 6u;
+        if (live[k] != nullptr) {
+          count(c[0], pattern_errors(live[k], bytes[k], tag[k]));
+          if (frees) { handle.dealloc(live[k]); }
+          live[k] = nullptr;
+          continue;
+        }
+        const std::uint32_t r2 = pattern_seed(i, s + (static_cast<std::size_t>(seed) << 16));
+        const std::size_t n = (r >> 5) % 16u == 0 ? 1 + r2 % large_bytes : 1 + r2 % small_bytes;
+        void* p = handle.alloc(n);
+        if (p == nullptr) {
+          count(c[1]);
+          continue;
+        }
+        count(c[2]);
+        live[k] = p;
+        bytes[k] = n;
+        tag[k] = pattern_seed(i, s);
+        write_pattern(p, n, tag[k]);
+      }
+      for (unsigned k = 0; k < 6; ++k) {
+        if (live[k] == nullptr) { continue; }
         count(c[0], pattern_errors(live[k], bytes[k], tag[k]));
         if (frees) { handle.dealloc(live[k]); }
-        live[k] = nullptr;
-        continue;
       }
-      const std::uint32_t r2 = pattern_seed(i, s + (static_cast<std::size_t>(seed) << 16));
-      const std::size_t n = (r >> 5) % 16u == 0 ? 1 + r2 % large_bytes : 1 + r2 % small_bytes;
-      void* p = handle.alloc(n);
-      if (p == nullptr) {
-        count(c[1]);
-        continue;
-      }
-      count(c[2]);
-      live[k] = p;
-      bytes[k] = n;
-      tag[k] = pattern_seed(i, s);
-      write_pattern(p, n, tag[k]);
-    }
-    for (unsigned k = 0; k < 6; ++k) {
-      if (live[k] == nullptr) { continue; }
-      count(c[0], pattern_errors(live[k], bytes[k], tag[k]));
-      if (frees) { handle.dealloc(live[k]); }
-    }
-  });
+    },
+    options);
   return {counters.get(0), counters.get(1), counters.get(2)};
 }
 
