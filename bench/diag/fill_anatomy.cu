@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// bench/diag/fill_anatomy.cu — where a tight fill of mixed sizes fails, over the `scatter` preset.
+//
+//   devalloc-fill-anatomy [threads=262144] [fraction=0.9] [lo=16] [hi=4096]
+//
+// devalloc-bench's `fill` cell in one launch: each thread allocates once, sizes uniform in lo..hi
+// bytes, in a heap sized so that their sum (each rounded up to 16 bytes) is `fraction` of it.
+// Prints the failing requests by size band (the bands follow the chunk counts of a 4 KiB page:
+// up to a quarter page, 3 / 2 / 1 chunks a page, and the span classes' limits 2730 / 3276 B), then
+// the free pages, the other pages of spans and multi-page chunks, and the free chunks' bytes by
+// the band of their chunk size with the part-filled pages (or spans) that hold them: room that a
+// failing request of a larger band cannot use.
+//
+// The `-s4` build (devalloc-fill-anatomy-s4) has span_pages 4. The same source builds for the CPU
+// backend (g++ -x c++ -std=c++17 with the library's include directories): there the sizes and
+// heaps are the same, but the workers are a few std::threads.
+//
+// A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+
+#include <devalloc/devalloc.hpp>
+
+namespace {
+
+using devalloc::detail::device_atomic;
+using devalloc::detail::memory_order_relaxed;
+
+constexpr int bands = 7;
+const char* const band_names[bands] = {"16-256",    "257-1024",  "1025-1365", "1366-2048",
+                                       "2049-2730", "2731-3276", "3277-4096+"};
+
+/// Size band of a request or chunk size (band_names).
+DEVALLOC_HOST_DEVICE inline int band_of(unsigned s)
+{
+  return s <= 256 ? 0 : s <= 1024 ? 1 : s <= 1365 ? 2 : s <= 2048 ? 3 : s <= 2730 ? 4 : s <= 3276 ? 5 : 6;
+}
+
+/// Request of thread i: lo + a hash of i mod span.
+DEVALLOC_HOST_DEVICE inline unsigned request_size(std::uint64_t i, unsigned lo, unsigned span)
+{
+  std::uint64_t x = i * 0x9E3779B97F4A7C15ull ^ 0x632BE59BD9B4E019ull;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  return lo + static_cast<unsigned>(x % span);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  using heap_type = devalloc::presets::scatter;
+  using policy = heap_type::creation_policy;
+  const std::size_t threads = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : std::size_t{1} << 18;
+  const double fraction = argc > 2 ? std::atof(argv[2]) : 0.9;
+  const unsigned lo = argc > 3 ? static_cast<unsigned>(std::strtoul(argv[3], nullptr, 0)) : 16u;
+  const unsigned hi = argc > 4 ? static_cast<unsigned>(std::strtoul(argv[4], nullptr, 0)) : 4096u;
+  if (threads == 0 || !(fraction > 0.0 && fraction <= 1.0) || lo == 0 || hi < lo) {
+    std::fprintf(stderr, "usage: %s [threads>0] [fraction in (0,1]] [lo>0] [hi>=lo]\n", argv[0]);
+    return 2;
+  }
+  const unsigned span = hi - lo + 1u;
+  double demand = 0;
+  for (std::size_t i = 0; i < threads; ++i) { demand += (request_size(i, lo, span) + 15u) / 16u * 16u; }
+  const std::size_t heap_bytes = (static_cast<std::size_t>(demand / fraction) + 15u) / 16u * 16u;
+  heap_type heap(heap_bytes);
+  const auto h = heap.handle();
+  devalloc::buffer<unsigned long long> failed(bands), asked(bands);
+  failed.zero();
+  asked.zero();
+  unsigned long long* f = failed.data();
+  unsigned long long* a = asked.data();
+  devalloc::launch(threads, [=] DEVALLOC_DEVICE(std::size_t i) {
+    const unsigned s = request_size(i, lo, span);
+    device_atomic<unsigned long long>(a[band_of(s)]).fetch_add(1, memory_order_relaxed);
+    if (h.alloc(s) == nullptr) { device_atomic<unsigned long long>(f[band_of(s)]).fetch_add(1, memory_order_relaxed); }
+  });
+  unsigned long long failing = 0;
+  for (int b = 0; b < bands; ++b) { failing += failed.get(b); }
+  std::printf(
+    "%zu threads x %u-%u B, heap %zu B (demand %.0f %% of it), span_pages %u: %.2f %% of the requests failed\n",
+    threads, lo, hi, heap_bytes, 100.0 * fraction, static_cast<unsigned>(policy::config::span_pages),
+    100.0 * static_cast<double>(failing) / static_cast<double>(threads));
+  for (int b = 0; b < bands; ++b) {
+    std::printf("  requests of %-10s B: %8llu of %8llu failed\n", band_names[b], failed.get(b), asked.get(b));
+  }
+  // The heap at the end of the launch: free chunks by the band of their chunk size.
+  std::array<unsigned long long, bands> free_bytes{}, part_filled{};
+  unsigned free_pages = 0, marked = 0;
+  const auto pages = h.creation().pages_host();
+  for (const auto& v : pages) {
+    if (v.chunk == 0) {
+      ++free_pages;
+    } else if (v.chunk > policy::pagesize) {
+      ++marked;  // a span's other page, or a page of a multi-page chunk
+    } else if (const unsigned spots = policy::layout_of(v.chunk).spots; v.count < spots) {
+      free_bytes[band_of(v.chunk)] += static_cast<unsigned long long>(spots - v.count) * v.chunk;
+      ++part_filled[band_of(v.chunk)];
+    }
+  }
+  std::printf("pages %zu: %u free, %u other pages of spans or multi-page chunks\n", pages.size(), free_pages, marked);
+  for (int b = 0; b < bands; ++b) {
+    std::printf("  free chunks of %-10s B: %5.2f %% of the heap, in %llu part-filled pages or spans\n", band_names[b],
+                100.0 * static_cast<double>(free_bytes[b]) / static_cast<double>(heap_bytes), part_filled[b]);
+  }
+  return 0;
+}
