@@ -222,7 +222,7 @@ struct random_churn_result {
   unsigned long long allocations = 0;     // requests that got memory
 };
 
-/// Random churn over a heap of `heap_bytes`: each worker keeps up to six live allocations and, for
+/// Random churn over `allocator`'s heap: each worker keeps up to six live allocations and, for
 /// `steps` steps, frees one (after checking its pattern) or allocates into an empty place, sizes
 /// 1..small_bytes and, one request in 16, 1..large_bytes (pages, runs of pages, more than the
 /// heap); one step in four a worker sits out, so any subset of a warp calls. Everything is freed
