@@ -425,6 +425,7 @@ TYPED_TEST(ScatterEach, RandomChurnWithMultiPageRequestsKeepsInvariants)
       random_churn(allocator, scale::workers, 40, 5000, 2 * scale::heap, seed, true, opts());
     EXPECT_EQ(r.pattern_errors, 0u) << "live allocations overlapped";
     EXPECT_GT(r.allocations, 0u);
+    EXPECT_GT(r.returned_null, 0u) << "requests of more than the heap must fail, and some were made";
     expect_empty(allocator, "after the random churn");
   }
 }
