@@ -42,8 +42,8 @@ sanitize() {  # NAME TIMEOUT TOOL BINARY [ARGS...]
   echo "== $name rc=$? $(($(date +%s) - s))s"
   grep -E "PASSED|FAILED|ERROR SUMMARY" "$logs/$name.log" | tail -2
 }
-sanitize memcheck-scatter 85 memcheck "$bin/devalloc_scatter_tests_cuda"
+sanitize memcheck-scatter "${MEMCHECK_LIMIT:-240}" memcheck "$bin/devalloc_scatter_tests_cuda"
 sanitize synccheck-scatter 30 synccheck "$bin/devalloc_scatter_tests_cuda"
-sanitize synccheck-conformance 20 synccheck "$bin/devalloc_conformance_cuda" \
-  --gtest_filter='*ConcurrentAllocations*:*Churn*:*Divergent*:-*DeviceMalloc*'
+sanitize synccheck-conformance 60 synccheck "$bin/devalloc_conformance_cuda" \
+  --gtest_filter='*Scatter*Concurrent*:*Scatter*Churn*:*Scatter*Divergent*:*XMalloc*Concurrent*:*XMalloc*Churn*:*XMalloc*Divergent*:-*DeviceMalloc*:*FDG*'
 tar czf "$OUT/tlogs.tgz" -C "$OUT" tlogs && rm -rf "$logs"
