@@ -38,14 +38,10 @@ DEVALLOC_HOST_DEVICE inline int band_of(unsigned s)
   return s <= 256 ? 0 : s <= 1024 ? 1 : s <= 1365 ? 2 : s <= 2048 ? 3 : s <= 2730 ? 4 : s <= 3276 ? 5 : 6;
 }
 
-/// Request of thread i: lo + a hash of i mod span.
+/// Request of thread i: lo + a hash of i (the library's splitmix64 finalizer) mod span.
 DEVALLOC_HOST_DEVICE inline unsigned request_size(std::uint64_t i, unsigned lo, unsigned span)
 {
-  std::uint64_t x = i * 0x9E3779B97F4A7C15ull ^ 0x632BE59BD9B4E019ull;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 29;
-  return lo + static_cast<unsigned>(x % span);
+  return lo + static_cast<unsigned>(devalloc::detail::mix64(i * 0x9E3779B97F4A7C15ull) % span);
 }
 
 }  // namespace
