@@ -126,6 +126,13 @@ TYPED_TEST(Conformance, RandomChurnOfMixedAndLargeSizesLosesNothing)
         random_churn(allocator, scale::workers, 40, 5000, 2 * scale::heap_bytes, seed, traits.frees_individually);
       EXPECT_EQ(r.pattern_errors, 0u) << "live allocations overlapped (data written to one was changed by another)";
       EXPECT_GT(r.allocations, 0u);
+      if constexpr (traits.needs_pool) {
+        // A heap of its own (not CUDA's process heap): a request above it fails, and the churn
+        // asks for some (up to twice the heap, one request in 32).
+        EXPECT_EQ(r.beyond_heap, 0u) << "requests of more than the heap's " << allocator.heap_bytes()
+                                     << " B got memory";
+        EXPECT_GT(r.returned_null, 0u) << "no request failed, though some asked for more than the heap";
+      }
       if constexpr (!traits.frees_individually && traits.resettable) { allocator.reset(); }
       // Everything is free again: the heap offers what a fresh one offered, for every size.
       if constexpr (allocator_type::providesAvailableSlots && traits.reuses_freed_memory && traits.exact_refill) {

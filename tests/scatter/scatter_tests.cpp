@@ -426,6 +426,7 @@ TYPED_TEST(ScatterEach, RandomChurnWithMultiPageRequestsKeepsInvariants)
     EXPECT_EQ(r.pattern_errors, 0u) << "live allocations overlapped";
     EXPECT_GT(r.allocations, 0u);
     EXPECT_GT(r.returned_null, 0u) << "requests of more than the heap must fail, and some were made";
+    EXPECT_EQ(r.beyond_heap, 0u) << "requests of more than the heap got memory";
     expect_empty(allocator, "after the random churn");
   }
 }

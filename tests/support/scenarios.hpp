@@ -220,6 +220,7 @@ struct random_churn_result {
   unsigned long long pattern_errors = 0;  // words of live allocations that another one overwrote
   unsigned long long returned_null = 0;   // requests that got nullptr (the large ones may, by design)
   unsigned long long allocations = 0;     // requests that got memory
+  unsigned long long beyond_heap = 0;     // requests of more than allocator.heap_bytes() that got memory
 };
 
 /// Random churn over `allocator`'s heap: each worker keeps up to six live allocations and, for
@@ -233,7 +234,8 @@ random_churn_result random_churn(Allocator& allocator, std::size_t workers, std:
                                  std::size_t large_bytes, std::uint32_t seed, bool frees, launch_options options = {})
 {
   auto handle = allocator.handle();
-  buffer<unsigned long long> counters(3);
+  const std::size_t heap_bytes = allocator.heap_bytes();
+  buffer<unsigned long long> counters(4);
   counters.zero();
   unsigned long long* c = counters.data();
   launch(
@@ -260,6 +262,7 @@ random_churn_result random_churn(Allocator& allocator, std::size_t workers, std:
           continue;
         }
         count(c[2]);
+        if (n > heap_bytes) { count(c[3]); }
         live[k] = p;
         bytes[k] = n;
         tag[k] = pattern_seed(i, s);
@@ -272,7 +275,7 @@ random_churn_result random_churn(Allocator& allocator, std::size_t workers, std:
       }
     },
     options);
-  return {counters.get(0), counters.get(1), counters.get(2)};
+  return {counters.get(0), counters.get(1), counters.get(2), counters.get(3)};
 }
 
 struct fill_result {
