@@ -14,11 +14,16 @@
 //         devalloc::cuda_error.
 //   CPU:  workers form warps of `cpu_lanes` consecutive indices (default 32; see below), run by
 //         the warp emulator of detail/cpu_warp.hpp: `cpu_threads` std::threads (default: 2 x
-//         hardware threads, at least 4, at most the number of warps) each run one warp at a time,
-//         its lanes as fibers scheduled in a random (seeded) order and converging in random
-//         subsets at the warp primitives; every lane of warp k finishes before its thread takes
-//         another warp. Lanes past `workers` in the last warp do not call `f`. detail::warp_id()
-//         is the warp's index, detail::sm_id() its index modulo 64.
+//         hardware threads, at least 4, at most the number of warps) each hold `cpu_resident_warps`
+//         warps at once (default 1: one warp at a time, every lane of warp k finished before its
+//         thread takes another), their lanes as fibers scheduled in a random (seeded) order and
+//         converging in random subsets at the warp primitives; with several resident warps a
+//         thread interleaves their lanes at those points too, as a multiprocessor's resident warps
+//         interleave (many warps inside the allocator at once, as on a GPU: what only happens
+//         there with few threads, e.g. many warps finding one page full together, can then be
+//         seen on the CPU). Lanes past `workers` in the last warp do not call `f`.
+//         detail::warp_id() is the warp's index, detail::sm_id() its block's (8 warps, 256
+//         threads) index modulo 64: blocks dealt round the multiprocessors, as on a GPU.
 //         cpu_lanes == 1 is the fast one-lane mode: `cpu_threads` threads (at most `workers`),
 //         thread t runs the indices t, t + threads, ... as one-lane warps, each thread with its
 //         own stable "multiprocessor id".
@@ -26,7 +31,8 @@
 //         on until they finish or wait for it). A warp stopped by the emulator (deadlock, misuse
 //         of a warp primitive) makes launch throw devalloc::error naming the warp, each lane's
 //         state, mask and call site, and the seed; it is also printed to stderr at once.
-//         Defaults from the environment: DEVALLOC_CPU_LANES (1..32) when cpu_lanes is 0, and
+//         Defaults from the environment: DEVALLOC_CPU_LANES (1..32) when cpu_lanes is 0,
+//         DEVALLOC_CPU_RESIDENT_WARPS (1..256) when cpu_resident_warps is 0, and
 //         DEVALLOC_CPU_SEED (the process' base seed; launch n of a process uses base + n) when
 //         seed is 0, else a random base seed.
 #pragma once
@@ -61,6 +67,10 @@ struct launch_options {
   /// CPU: lanes per warp, 1..32 (0 = DEVALLOC_CPU_LANES, else 32); 1 = one-lane mode (no warp
   /// emulator: fastest, but no warp-level path runs). CUDA: ignored (warps have 32 lanes).
   unsigned cpu_lanes = 0;
+  /// CPU: warps each std::thread holds and interleaves at once, 1..256 (0 = DEVALLOC_CPU_RESIDENT_WARPS,
+  /// else 1); ignored in the one-lane mode. Each resident warp maps 32 lane stacks of 256 KiB
+  /// (touched as used). CUDA: ignored (the hardware decides).
+  unsigned cpu_resident_warps = 0;
   /// CPU: seed of the lane schedules (0 = from DEVALLOC_CPU_SEED, else random). CUDA: ignored.
   std::uint64_t seed = 0;
   /// CUDA: the stream the kernel runs on; launch waits for this stream only. CPU: ignored.
@@ -101,10 +111,16 @@ void launch(std::size_t workers, F f, launch_options options = {})
   if (lanes == 0 || lanes > detail::warp_size) {
     detail::throw_error("launch: cpu_lanes (or DEVALLOC_CPU_LANES) must be in 1..32, got " + std::to_string(lanes));
   }
+  unsigned resident = options.cpu_resident_warps;
+  if (resident == 0) { resident = static_cast<unsigned>(detail::cpu::env_number("DEVALLOC_CPU_RESIDENT_WARPS", 1)); }
+  if (resident == 0 || resident > 256) {  // checked in the one-lane mode too, which ignores it
+    detail::throw_error("launch: cpu_resident_warps (or DEVALLOC_CPU_RESIDENT_WARPS) must be in 1..256, got " +
+                        std::to_string(resident));
+  }
   if (lanes > 1) {
     detail::cpu::run_warps(
-      workers, lanes, threads, options.seed, [](void* callable, std::size_t i) { (*static_cast<F*>(callable))(i); }, &f,
-      detail::cpu_sm_count);
+      workers, lanes, threads, resident, options.seed,
+      [](void* callable, std::size_t i) { (*static_cast<F*>(callable))(i); }, &f, detail::cpu_sm_count);
     return;
   }
   threads = std::min(threads, workers);

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include <devalloc/detail/atomic.hpp>
 #include <devalloc/detail/page_bitmap.hpp>
 #include <devalloc/detail/warp.hpp>
 #include <devalloc/error.hpp>
@@ -229,6 +230,66 @@ TEST(CpuWarp, LaneWarpAndMultiprocessorIds)
     EXPECT_EQ(warp[i], i / 32);
     EXPECT_EQ(sm[i], sm[i - i % 32]) << "lanes of one warp on different multiprocessors";
   }
+  // Multiprocessors as a GPU deals blocks: warps of one 256-thread block (8 warps) share one, the
+  // blocks go round the 64 (so warp k % 4 varies on each multiprocessor, as %warpid's low bits do).
+  std::vector<unsigned> sm_of_warp(8 * 130);
+  launch(
+    sm_of_warp.size() * 32,
+    [&](std::size_t i) {
+      if (detail::lane_id() == 0) { sm_of_warp[i / 32] = detail::sm_id(); }
+    },
+    lanes32(7));
+  for (std::size_t k = 0; k < sm_of_warp.size(); ++k) { EXPECT_EQ(sm_of_warp[k], k / 8 % detail::cpu_sm_count) << k; }
+}
+
+TEST(CpuWarp, ResidentWarpsInterleave)
+{
+  // One thread, 12 warps, each lane inside a stretch of atomics: with one resident warp the thread
+  // runs the warps one after another (at most one inside at a time); with four, their lanes
+  // interleave at the atomics and primitives, as a multiprocessor's resident warps do. Every
+  // worker runs once either way (the last warp partial).
+  constexpr std::size_t warps = 12, workers = warps * 32 - 5;
+  for (const unsigned resident : {1u, 4u}) {
+    SCOPED_TRACE("resident warps " + std::to_string(resident));
+    std::vector<unsigned> hits(workers), lanes_inside(warps);
+    unsigned warps_inside = 0, most = 0;
+    launch_options o = lanes32(11, 1);
+    o.cpu_resident_warps = resident;
+    launch(
+      workers,
+      [&](std::size_t i) {
+        const std::size_t w = i / 32;
+        detail::device_atomic<unsigned> inside(lanes_inside[w]), count(warps_inside), peak(most);
+        if (inside.fetch_add(1u, detail::memory_order_relaxed) == 0u) {
+          count.fetch_add(1u, detail::memory_order_relaxed);
+        }
+        for (int r = 0; r < 8; ++r) {
+          peak.fetch_max(count.load(detail::memory_order_relaxed), detail::memory_order_relaxed);
+          (void)detail::active_mask();
+        }
+        ++hits[i];
+        if (inside.fetch_sub(1u, detail::memory_order_relaxed) == 1u) {
+          count.fetch_sub(1u, detail::memory_order_relaxed);
+        }
+      },
+      o);
+    EXPECT_EQ(std::count(hits.begin(), hits.end(), 1u), static_cast<std::ptrdiff_t>(workers));
+    EXPECT_EQ(warps_inside, 0u);
+    if (resident == 1) {
+      EXPECT_EQ(most, 1u) << "one resident warp: warps ran one after another";
+    } else {
+      EXPECT_GT(most, 1u) << "four resident warps never overlapped";
+      EXPECT_LE(most, resident);
+    }
+  }
+  launch_options bad;
+  bad.cpu_resident_warps = 257;
+  EXPECT_THROW(launch(
+                 64, [](std::size_t) {}, bad),
+               devalloc::error);
+  ASSERT_EQ(::setenv("DEVALLOC_CPU_RESIDENT_WARPS", "300", 1), 0);
+  EXPECT_THROW(launch(64, [](std::size_t) {}), devalloc::error);
+  ::unsetenv("DEVALLOC_CPU_RESIDENT_WARPS");
 }
 
 TEST(CpuWarp, ASeedRepeatsTheSchedule)

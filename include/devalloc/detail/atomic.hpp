@@ -19,8 +19,85 @@ DEVALLOC_NAMESPACE_BEGIN
 namespace detail {
 
 /// Device-scope atomic view of a heap word. `T` must be a 4- or 8-byte integer.
+#if DEVALLOC_BACKEND_CPU
+/// Where the CPU warp emulator may switch to another resident warp before an atomic (set by
+/// detail/cpu_warp.hpp; a no-op until a launch with several resident warps per thread).
+inline thread_local void (*cpu_preempt_hook)() noexcept = nullptr;
+
+/// CPU backend: cuda::atomic_ref with a preemption point before each operation, so that the warp
+/// emulator can interleave resident warps at every atomic, as a GPU's warps interleave at every
+/// instruction (launch_options::cpu_resident_warps; without it the hook is null and this is
+/// cuda::atomic_ref).
+template <class T>
+class device_atomic : public cuda::atomic_ref<T, cuda::thread_scope_device> {
+  using base = cuda::atomic_ref<T, cuda::thread_scope_device>;
+  static void preempt() noexcept
+  {
+    if (cpu_preempt_hook != nullptr) { cpu_preempt_hook(); }
+  }
+
+ public:
+  explicit device_atomic(T& word) noexcept : base(word) {}
+
+  T load(cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    return base::load(o);
+  }
+  void store(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    base::store(v, o);
+  }
+  T exchange(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    return base::exchange(v, o);
+  }
+  bool compare_exchange_strong(T& expected, T desired, cuda::std::memory_order success,
+                               cuda::std::memory_order failure) const noexcept
+  {
+    preempt();
+    return base::compare_exchange_strong(expected, desired, success, failure);
+  }
+  bool compare_exchange_weak(T& expected, T desired, cuda::std::memory_order success,
+                             cuda::std::memory_order failure) const noexcept
+  {
+    preempt();
+    return base::compare_exchange_weak(expected, desired, success, failure);
+  }
+  template <class U>
+  T fetch_add(U v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    return base::fetch_add(v, o);
+  }
+  template <class U>
+  T fetch_sub(U v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    return base::fetch_sub(v, o);
+  }
+  T fetch_or(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    return base::fetch_or(v, o);
+  }
+  T fetch_and(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    return base::fetch_and(v, o);
+  }
+  T fetch_xor(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    return base::fetch_xor(v, o);
+  }
+};
+#else
 template <class T>
 using device_atomic = cuda::atomic_ref<T, cuda::thread_scope_device>;
+#endif
 
 using cuda::std::memory_order_acq_rel;
 using cuda::std::memory_order_acquire;

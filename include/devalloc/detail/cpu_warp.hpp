@@ -7,8 +7,14 @@
 // matches and syncs over any subset of lanes) runs in CI, not only on a GPU.
 //
 //   * A warp's lanes are fibers (see fiber_switch) of one OS thread, the warp's "slot"; devalloc::launch
-//     runs several slots at once (true concurrency between warps), each one warp at a time, all
-//     lanes of warp k finishing before the slot starts another warp.
+//     runs several slots at once (true concurrency between warps). A slot holds `resident` warps
+//     at once (launch_options::cpu_resident_warps, default 1: all lanes of warp k finish before
+//     the slot starts another warp); with several, each scheduler step runs a lane of a resident
+//     warp picked at random, and every detail::device_atomic operation is a point where the lane
+//     may be sent back (at random) so that another runs: many warps inside one stretch of code
+//     at once, as a multiprocessor's resident warps interleave at every instruction.
+//   * A warp's multiprocessor (detail::sm_id()) is its 256-thread block's index modulo 64:
+//     consecutive warps share one, as on a GPU, and warp_id() % 4 varies on each.
 //   * The slot's scheduler picks the next lane to run at random (seeded, so a run can be
 //     repeated) at every warp primitive and every detail::pause_briefly(): lanes run in random
 //     orders and random subsets; nothing assumes lock-step lanes.
@@ -41,6 +47,7 @@
 
 #include <cstdint>
 
+#include "atomic.hpp"
 #include "platform.hpp"
 
 #if DEVALLOC_BACKEND_CPU
@@ -58,6 +65,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <string>
@@ -252,6 +260,23 @@ class cpu_warp {
   /// schedule; `seed_note` is appended to reports.
   void run(std::uint64_t seed, const std::string& seed_note)
   {
+    start(seed, seed_note);
+    for (step_result r = step(); r != step_result::finished; r = step()) {
+      if (r == step_result::spinning) { std::this_thread::yield(); }  // let the warps it waits for run
+    }
+  }
+
+  /// What one step() did.
+  enum class step_result : std::uint8_t {
+    ran,       ///< a lane ran until its next warp primitive or pause_briefly()
+    spinning,  ///< only lanes spinning in pause_briefly() could run: one ran (run() then yields the thread)
+    finished,  ///< every lane finished, or the warp was stopped (failure or error set)
+  };
+
+  /// Prepares the warp's lanes for step() (run() in pieces, so that a slot can interleave the
+  /// steps of several resident warps).
+  void start(std::uint64_t seed, const std::string& seed_note)
+  {
     rng_ = seed ^ (0xD1B54A32D192ED03ull * (index + 1ull));
     seed_note_ = seed_note;
     // Per warp, how often a forming group closes early: 0 = only when no lane can still arrive
@@ -277,7 +302,8 @@ class cpu_warp {
       }
       set_state(l, lane_state::ready);
     }
-    schedule();
+    spin_steps_ = 0;
+    spin_since_ = {};
   }
 
   // ---- called by the running lane (detail/warp.hpp) ----
@@ -408,6 +434,15 @@ class cpu_warp {
     return result;
   }
 
+  /// Before an atomic (detail::device_atomic's hook, set while a thread holds several resident
+  /// warps): at random, back to the scheduler, which runs another lane of some resident warp; the
+  /// lane stays ready.
+  void preempt() noexcept
+  {
+    if (!in_lane_ || next_random() % 2u != 0u) { return; }
+    yield();
+  }
+
   /// pause_briefly() inside a warp: let another lane (or, if only spinning lanes are left, another
   /// thread) run.
   void pause() noexcept
@@ -426,6 +461,9 @@ class cpu_warp {
   std::uint32_t forming_used_ = 0;                        ///< forming groups
   std::uint32_t ready_ = 0, spinning_ = 0, blocked_ = 0;  ///< lanes by state (spinning: ready ones)
   fiber_context scheduler_{};
+  bool in_lane_ = false;                                ///< a lane fiber runs (step() is inside fiber_switch)
+  std::uint32_t spin_steps_ = 0;                        ///< steps that ran only spinning lanes
+  std::chrono::steady_clock::time_point spin_since_{};  ///< since when (checked every 1024 steps)
   std::uint64_t rng_ = 0;
   unsigned close_one_in_ = 0;
   std::size_t page_ = 4096;
@@ -526,7 +564,11 @@ class cpu_warp {
     return lowest(set);
   }
 
-  void schedule();
+ public:
+  /// One scheduler step: closes forming groups as the schedule says, then runs one lane until it
+  /// yields. A lone warp's thread (run()) yields the thread on `spinning`; a slot with several
+  /// resident warps runs another warp instead.
+  step_result step();
 };
 
 /// The warp the calling thread runs a lane of (nullptr: not inside a multi-lane launch).
@@ -551,11 +593,10 @@ inline void cpu_warp::lane_entry()
   std::abort();
 }
 
-inline void cpu_warp::schedule()
+inline cpu_warp::step_result cpu_warp::step()
 {
   using clock = std::chrono::steady_clock;
-  std::uint32_t spin_steps = 0;
-  clock::time_point spin_since{};
+  if (!failure.empty()) { return step_result::finished; }
   for (;;) {
     const std::uint32_t ready = ready_, spinning = spinning_, blocked = blocked_, forming = forming_used_;
     if (ready == 0 && forming == 0) {
@@ -563,7 +604,8 @@ inline void cpu_warp::schedule()
         failure = header() + "deadlock: every unfinished lane waits in a collective for a lane that will not arrive" +
                   state_report();
       }
-      return;  // all lanes finished, or the warp cannot go on (a lane that threw leaves the others waiting)
+      return step_result::finished;  // all lanes finished, or the warp cannot go on (a lane that threw leaves the
+                                     // others waiting)
     }
     // Close a forming group: always when no other lane can still arrive, else at random.
     if (forming != 0 && ((ready & ~spinning) == 0 || (close_one_in_ != 0 && next_random() % close_one_in_ == 0))) {
@@ -576,27 +618,30 @@ inline void cpu_warp::schedule()
       }
       continue;
     }
-    if (ready == spinning) {
-      // Only lanes waiting for memory that another warp (or a waiting lane) changes: let other
-      // threads run, and give up after a long time without progress.
-      std::this_thread::yield();
-      if (blocked != 0 && (++spin_steps & 1023u) == 0) {
+    const bool only_spinning = ready == spinning;
+    if (only_spinning) {
+      // Only lanes waiting for memory that another warp (or a waiting lane) changes: give up after
+      // a long time without progress.
+      if (blocked != 0 && (++spin_steps_ & 1023u) == 0) {
         const auto now = clock::now();
-        if (spin_since == clock::time_point{}) {
-          spin_since = now;
-        } else if (std::chrono::duration<double>(now - spin_since).count() > spin_limit_seconds) {
+        if (spin_since_ == clock::time_point{}) {
+          spin_since_ = now;
+        } else if (std::chrono::duration<double>(now - spin_since_).count() > spin_limit_seconds) {
           failure = header() + "no progress: the runnable lanes only spin in pause_briefly() while others wait" +
                     state_report();
-          return;
+          return step_result::finished;
         }
       }
     } else {
-      spin_steps = 0;
-      spin_since = clock::time_point{};
+      spin_steps_ = 0;
+      spin_since_ = clock::time_point{};
     }
     current = pick(ready);
+    in_lane_ = true;
     fiber_switch(&scheduler_, &lanes_[current].context);
-    if (!failure.empty()) { return; }
+    in_lane_ = false;
+    if (!failure.empty()) { return step_result::finished; }
+    return only_spinning ? step_result::spinning : step_result::ran;
   }
 }
 
@@ -636,11 +681,14 @@ inline std::atomic<std::uint64_t>& launch_counter()
   return counter;
 }
 
-/// Runs workers [0, workers) as warps of `lanes` lanes on `slots` threads; f is invoked as
+/// Runs workers [0, workers) as warps of `lanes` lanes on `slots` threads, each thread holding up
+/// to `resident` warps at once (their steps interleaved at random, as a multiprocessor's resident
+/// warps interleave: 1 runs each warp to its end before the next); f is invoked as
 /// invoke(callable, i). Rethrows the first exception a worker threw; throws devalloc::error with
 /// the report when a warp was stopped by the emulator (see the file comment).
-inline void run_warps(std::size_t workers, unsigned lanes, std::size_t slots, std::uint64_t explicit_seed,
-                      void (*invoke)(void*, std::size_t), void* callable, std::uint32_t sm_count)
+inline void run_warps(std::size_t workers, unsigned lanes, std::size_t slots, std::size_t resident,
+                      std::uint64_t explicit_seed, void (*invoke)(void*, std::size_t), void* callable,
+                      std::uint32_t sm_count)
 {
   std::uint64_t seed = explicit_seed;
   std::string note;
@@ -653,6 +701,7 @@ inline void run_warps(std::size_t workers, unsigned lanes, std::size_t slots, st
   }
   const std::size_t warps = (workers + lanes - 1) / lanes;
   slots = std::min(slots, warps);
+  resident = std::max<std::size_t>(1, std::min(resident, (warps + slots - 1) / slots));
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex report_mutex;
@@ -663,18 +712,50 @@ inline void run_warps(std::size_t workers, unsigned lanes, std::size_t slots, st
   const auto join_all = [&pool] {
     for (auto& thread : pool) { thread.join(); }
   };
-  const auto slot_main = [&] {
+  const auto slot_main = [&](std::size_t slot) {
     try {
-      cpu_warp warp;
-      warp.invoke = invoke;
-      warp.callable = callable;
-      current_warp = &warp;
-      for (std::size_t k = next.fetch_add(1); k < warps && !stop.load(); k = next.fetch_add(1)) {
-        warp.index = static_cast<std::uint32_t>(k);
-        warp.sm = static_cast<std::uint32_t>(k % sm_count);
-        warp.first_worker = k * lanes;
-        warp.count = static_cast<unsigned>(std::min<std::size_t>(lanes, workers - k * lanes));
-        warp.run(seed, note);
+      std::vector<std::unique_ptr<cpu_warp>> own(resident);
+      std::vector<cpu_warp*> active;
+      // Gives warp w the next warp of the launch; false when none is left (or the launch stops).
+      const auto take = [&](cpu_warp& w) {
+        const std::size_t k = stop.load() ? warps : next.fetch_add(1);
+        if (k >= warps) { return false; }
+        w.index = static_cast<std::uint32_t>(k);
+        w.sm = static_cast<std::uint32_t>(k / 8u % sm_count);  // blocks of 8 warps (256 threads), dealt round-robin
+        w.first_worker = k * lanes;
+        w.count = static_cast<unsigned>(std::min<std::size_t>(lanes, workers - k * lanes));
+        current_warp = &w;
+        w.start(seed, note);
+        return true;
+      };
+      for (auto& w : own) {
+        w = std::make_unique<cpu_warp>();
+        w->invoke = invoke;
+        w->callable = callable;
+        if (take(*w)) { active.push_back(w.get()); }
+      }
+      // Several resident warps: every atomic is a point where another one may run (atomic.hpp).
+      if (resident > 1) {
+        cpu_preempt_hook = []() noexcept {
+          if (current_warp != nullptr) { current_warp->preempt(); }
+        };
+      }
+      std::uint64_t rng = seed ^ (0x9E3779B97F4A7C15ull * (slot + 1u));
+      std::size_t spins = 0;  // consecutive steps that only ran spinning lanes
+      while (!active.empty()) {
+        const std::size_t a = active.size() == 1 ? 0 : static_cast<std::size_t>(splitmix64(rng) % active.size());
+        cpu_warp& warp = *active[a];
+        current_warp = &warp;
+        const cpu_warp::step_result r = warp.step();
+        if (r == cpu_warp::step_result::spinning) {
+          if (++spins >= active.size()) {  // every resident warp waits for memory: let other threads run
+            std::this_thread::yield();
+            spins = 0;
+          }
+          continue;
+        }
+        spins = 0;
+        if (r == cpu_warp::step_result::ran) { continue; }
         if (warp.error || !warp.failure.empty()) {
           const std::lock_guard<std::mutex> lock(report_mutex);
           if (warp.error && !first_error) { first_error = warp.error; }
@@ -686,18 +767,24 @@ inline void run_warps(std::size_t workers, unsigned lanes, std::size_t slots, st
             stop.store(true);
           }
         }
-        if (!warp.failure.empty() || stop.load()) { break; }  // a stopped warp's lanes stay parked
+        if (!warp.failure.empty() || stop.load()) { break; }  // a stopped launch's lanes stay parked
+        if (!take(warp)) {
+          active[a] = active.back();
+          active.pop_back();
+        }
       }
       current_warp = nullptr;
+      cpu_preempt_hook = nullptr;
     } catch (...) {
       current_warp = nullptr;
+      cpu_preempt_hook = nullptr;
       const std::lock_guard<std::mutex> lock(report_mutex);
       if (!first_error) { first_error = std::current_exception(); }
       stop.store(true);
     }
   };
   try {
-    for (std::size_t s = 0; s < slots; ++s) { pool.emplace_back(slot_main); }
+    for (std::size_t s = 0; s < slots; ++s) { pool.emplace_back(slot_main, s); }
   } catch (...) {  // a thread could not be started: join the ones that were, then report
     stop.store(true);
     join_all();
