@@ -69,7 +69,8 @@ struct launch_options {
   unsigned cpu_lanes = 0;
   /// CPU: warps each std::thread holds and interleaves at once, 1..256 (0 = DEVALLOC_CPU_RESIDENT_WARPS,
   /// else 1); ignored in the one-lane mode. Each resident warp maps 32 lane stacks of 256 KiB
-  /// (touched as used). CUDA: ignored (the hardware decides).
+  /// (touched as used); a launch lowers it so that at most 16 384 lanes are resident (threads x
+  /// resident warps x lanes). CUDA: ignored (the hardware decides).
   unsigned cpu_resident_warps = 0;
   /// CPU: seed of the lane schedules (0 = from DEVALLOC_CPU_SEED, else random). CUDA: ignored.
   std::uint64_t seed = 0;

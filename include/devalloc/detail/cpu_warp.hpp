@@ -100,6 +100,9 @@ inline constexpr std::size_t lane_stack_bytes = 256u << 10;
 /// A warp whose ready lanes only spin (pause_briefly) for this long, while other lanes of it
 /// wait in a collective, is reported as stuck.
 inline constexpr double spin_limit_seconds = 60.0;
+/// Lanes one launch holds at once with several resident warps per thread (run_warps lowers the
+/// resident warps to stay below it: each lane's stack is two memory mappings).
+inline constexpr std::size_t max_resident_lanes = 16384;
 
 enum class lane_state : std::uint8_t { ready, forming, blocked, done };
 enum class op : std::uint8_t { none, ballot, shuffle, match_any, sync, reduce_add, reduce_min, reduce_or };
@@ -702,6 +705,9 @@ inline void run_warps(std::size_t workers, unsigned lanes, std::size_t slots, st
   const std::size_t warps = (workers + lanes - 1) / lanes;
   slots = std::min(slots, warps);
   resident = std::max<std::size_t>(1, std::min(resident, (warps + slots - 1) / slots));
+  // Each lane maps a stack and its guard page (two of the 65 530 mappings Linux allows a process by
+  // default): at most max_resident_lanes lanes of a launch at once.
+  resident = std::min(resident, std::max<std::size_t>(1, max_resident_lanes / (slots * lanes)));
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex report_mutex;
