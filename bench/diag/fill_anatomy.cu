@@ -16,6 +16,9 @@
 // backend (g++ -x c++ -std=c++17 with the library's include directories): there the sizes and
 // heaps are the same, but the workers are a few std::threads.
 //
+// On the CPU backend, DEVALLOC_CPU_RESIDENT_WARPS=128 has 512 warps inside the allocator at once
+// (4 threads), as a GPU has thousands: one warp a thread shows no stranding.
+//
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
 #include <array>
 #include <cstdio>
@@ -97,7 +100,21 @@ int main(int argc, char** argv)
       ++part_filled[band_of(v.chunk)];
     }
   }
+  // Which directory entry names each part-filled page of chunk sizes up to 1024 B: room held by
+  // class slots is what a one-shot fill strands (docs/scatter.md, "The stranding on the CPU").
+  const auto holders = h.creation().directory_holders_host();
+  unsigned long long held[4] = {};
+  for (std::size_t p = 0; p < pages.size(); ++p) {
+    const auto& v = pages[p];
+    if (v.chunk != 0 && v.chunk <= 1024u && v.count < policy::layout_of(v.chunk).spots) {
+      ++held[static_cast<int>(holders[p])];
+    }
+  }
   std::printf("pages %zu: %u free, %u other pages of spans or multi-page chunks\n", pages.size(), free_pages, marked);
+  std::printf(
+    "  part-filled pages of chunks up to 1024 B named by: no entry %llu, a class slot %llu, a warp slot %llu, "
+    "the class page %llu\n",
+    held[0], held[1], held[2], held[3]);
   for (int b = 0; b < bands; ++b) {
     std::printf("  free chunks of %-10s B: %5.2f %% of the heap, in %llu part-filled pages or spans\n", band_names[b],
                 100.0 * static_cast<double>(free_bytes[b]) / static_cast<double>(heap_bytes), part_filled[b]);
