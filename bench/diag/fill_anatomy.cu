@@ -86,11 +86,16 @@ int main(int argc, char** argv)
   for (int b = 0; b < bands; ++b) {
     std::printf("  requests of %-10s B: %8llu of %8llu failed\n", band_names[b], failed.get(b), asked.get(b));
   }
-  // The heap at the end of the launch: free chunks by the band of their chunk size.
+  // The heap at the end of the launch: free chunks by the band of their chunk size, and which
+  // directory entry names each part-filled page of chunk sizes up to 1024 B (room held by class
+  // slots is what a one-shot fill strands: docs/scatter.md, "The stranding on the CPU").
   std::array<unsigned long long, bands> free_bytes{}, part_filled{};
+  unsigned long long held[4] = {};
   unsigned free_pages = 0, marked = 0;
   const auto pages = h.creation().pages_host();
-  for (const auto& v : pages) {
+  const auto holders = h.creation().directory_holders_host();
+  for (std::size_t p = 0; p < pages.size(); ++p) {
+    const auto& v = pages[p];
     if (v.chunk == 0) {
       ++free_pages;
     } else if (v.chunk > policy::pagesize) {
@@ -98,16 +103,7 @@ int main(int argc, char** argv)
     } else if (const unsigned spots = policy::layout_of(v.chunk).spots; v.count < spots) {
       free_bytes[band_of(v.chunk)] += static_cast<unsigned long long>(spots - v.count) * v.chunk;
       ++part_filled[band_of(v.chunk)];
-    }
-  }
-  // Which directory entry names each part-filled page of chunk sizes up to 1024 B: room held by
-  // class slots is what a one-shot fill strands (docs/scatter.md, "The stranding on the CPU").
-  const auto holders = h.creation().directory_holders_host();
-  unsigned long long held[4] = {};
-  for (std::size_t p = 0; p < pages.size(); ++p) {
-    const auto& v = pages[p];
-    if (v.chunk != 0 && v.chunk <= 1024u && v.count < policy::layout_of(v.chunk).spots) {
-      ++held[static_cast<int>(holders[p])];
+      if (v.chunk <= 1024u) { ++held[static_cast<int>(holders[p])]; }
     }
   }
   std::printf("pages %zu: %u free, %u other pages of spans or multi-page chunks\n", pages.size(), free_pages, marked);

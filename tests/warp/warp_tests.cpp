@@ -232,14 +232,16 @@ TEST(CpuWarp, LaneWarpAndMultiprocessorIds)
   }
   // Multiprocessors as a GPU deals blocks: warps of one 256-thread block (8 warps) share one, the
   // blocks go round the 64 (so warp k % 4 varies on each multiprocessor, as %warpid's low bits do).
-  std::vector<unsigned> sm_of_warp(8 * 130);
+  std::vector<unsigned> sm_of_warp(detail::cpu::block_warps * 130);
   launch(
     sm_of_warp.size() * 32,
     [&](std::size_t i) {
       if (detail::lane_id() == 0) { sm_of_warp[i / 32] = detail::sm_id(); }
     },
     lanes32(7));
-  for (std::size_t k = 0; k < sm_of_warp.size(); ++k) { EXPECT_EQ(sm_of_warp[k], k / 8 % detail::cpu_sm_count) << k; }
+  for (std::size_t k = 0; k < sm_of_warp.size(); ++k) {
+    EXPECT_EQ(sm_of_warp[k], k / detail::cpu::block_warps % detail::cpu_sm_count) << k;
+  }
 }
 
 TEST(CpuWarp, ResidentWarpsInterleave)

@@ -18,7 +18,6 @@
 DEVALLOC_NAMESPACE_BEGIN
 namespace detail {
 
-/// Device-scope atomic view of a heap word. `T` must be a 4- or 8-byte integer.
 #if DEVALLOC_BACKEND_CPU
 /// Where the CPU warp emulator may switch to another resident warp before an atomic (set by
 /// detail/cpu_warp.hpp; a no-op until a launch with several resident warps per thread).
@@ -28,6 +27,8 @@ inline thread_local void (*cpu_preempt_hook)() noexcept = nullptr;
 /// emulator can interleave resident warps at every atomic, as a GPU's warps interleave at every
 /// instruction (launch_options::cpu_resident_warps; without it the hook is null and this is
 /// cuda::atomic_ref).
+///
+/// Device-scope atomic view of a heap word. `T` must be a 4- or 8-byte integer.
 template <class T>
 class device_atomic : public cuda::atomic_ref<T, cuda::thread_scope_device> {
   using base = cuda::atomic_ref<T, cuda::thread_scope_device>;
@@ -95,6 +96,7 @@ class device_atomic : public cuda::atomic_ref<T, cuda::thread_scope_device> {
   }
 };
 #else
+/// Device-scope atomic view of a heap word. `T` must be a 4- or 8-byte integer.
 template <class T>
 using device_atomic = cuda::atomic_ref<T, cuda::thread_scope_device>;
 #endif

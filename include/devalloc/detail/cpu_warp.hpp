@@ -103,6 +103,9 @@ inline constexpr double spin_limit_seconds = 60.0;
 /// Lanes one launch holds at once with several resident warps per thread (run_warps lowers the
 /// resident warps to stay below it: each lane's stack is two memory mappings).
 inline constexpr std::size_t max_resident_lanes = 16384;
+/// Warps of one emulated block (256 threads): a launch deals blocks round the multiprocessors
+/// (detail::sm_id()), as a GPU does.
+inline constexpr std::uint32_t block_warps = 8;
 
 enum class lane_state : std::uint8_t { ready, forming, blocked, done };
 enum class op : std::uint8_t { none, ballot, shuffle, match_any, sync, reduce_add, reduce_min, reduce_or };
@@ -603,12 +606,12 @@ inline cpu_warp::step_result cpu_warp::step()
   for (;;) {
     const std::uint32_t ready = ready_, spinning = spinning_, blocked = blocked_, forming = forming_used_;
     if (ready == 0 && forming == 0) {
+      // All lanes finished, or the warp cannot go on (a lane that threw leaves the others waiting).
       if (blocked != 0 && failure.empty() && !error) {
         failure = header() + "deadlock: every unfinished lane waits in a collective for a lane that will not arrive" +
                   state_report();
       }
-      return step_result::finished;  // all lanes finished, or the warp cannot go on (a lane that threw leaves the
-                                     // others waiting)
+      return step_result::finished;
     }
     // Close a forming group: always when no other lane can still arrive, else at random.
     if (forming != 0 && ((ready & ~spinning) == 0 || (close_one_in_ != 0 && next_random() % close_one_in_ == 0))) {
@@ -727,10 +730,9 @@ inline void run_warps(std::size_t workers, unsigned lanes, std::size_t slots, st
         const std::size_t k = stop.load() ? warps : next.fetch_add(1);
         if (k >= warps) { return false; }
         w.index = static_cast<std::uint32_t>(k);
-        w.sm = static_cast<std::uint32_t>(k / 8u % sm_count);  // blocks of 8 warps (256 threads), dealt round-robin
+        w.sm = static_cast<std::uint32_t>(k / block_warps % sm_count);
         w.first_worker = k * lanes;
         w.count = static_cast<unsigned>(std::min<std::size_t>(lanes, workers - k * lanes));
-        current_warp = &w;
         w.start(seed, note);
         return true;
       };
