@@ -19,10 +19,30 @@
 // On the CPU backend, DEVALLOC_CPU_RESIDENT_WARPS=128 has 512 warps inside the allocator at once
 // (4 threads), as a GPU has thousands: one warp a thread shows no stranding.
 //
+// Built for the CPU backend with -DFILL_ANATOMY_PROBE=1 it also counts the allocator's inner events
+// (detail/probe.hpp) and prints them per request: "steps a request" (the directory's page tries,
+// reservations, failed reservations, re-reads of pages not opened yet, bit-claim retries, rounds
+// and follows) is a proxy for a search's cost on the GPU where the emulator's own time is not
+// (session 2026-12-07, thirty-second: the class-page variant cfr took 2.7-3.0x the steps of main
+// at 25 % fill and ran 2.7-3.8x slower there on an H200; docs/scatter.md, "A class page for every
+// full slot, measured").
+//
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+
+#if defined(FILL_ANATOMY_PROBE) && FILL_ANATOMY_PROBE && !defined(__CUDACC__)
+#include <atomic>
+namespace fill_anatomy_probe {
+inline std::atomic<unsigned long long> counts[64];
+}  // namespace fill_anatomy_probe
+#define DEVALLOC_PROBE(e) \
+  ::fill_anatomy_probe::counts[::devalloc::detail::probe::e].fetch_add(1, std::memory_order_relaxed)
+#define FILL_ANATOMY_COUNTS 1
+#else
+#define FILL_ANATOMY_COUNTS 0
+#endif
 
 #include <devalloc/devalloc.hpp>
 
@@ -115,5 +135,22 @@ int main(int argc, char** argv)
     std::printf("  free chunks of %-10s B: %5.2f %% of the heap, in %llu part-filled pages or spans\n", band_names[b],
                 100.0 * static_cast<double>(free_bytes[b]) / static_cast<double>(heap_bytes), part_filled[b]);
   }
+#if FILL_ANATOMY_COUNTS
+  namespace probe = devalloc::detail::probe;
+  const auto count = [](unsigned e) { return static_cast<double>(fill_anatomy_probe::counts[e].load()); };
+  const double requests = count(probe::alloc_chunk) > 0 ? count(probe::alloc_chunk) : 1.0;
+  std::printf("events per request up to a page (%.0f requests):", requests);
+  for (unsigned e = 1; e < probe::count; ++e) {
+    if (count(e) > 0) { std::printf(" %s %.3f", probe::name(e), count(e) / requests); }
+  }
+  const unsigned steps[] = {probe::page_try,    probe::reserve,     probe::reserve_short, probe::open_wait,
+                            probe::claim_retry, probe::round_again, probe::follow_slot};
+  double sum = 0;
+  for (const unsigned e : steps) { sum += count(e); }
+  std::printf(
+    "\n  steps a request (page_try + reserve + reserve_short + open_wait + claim_retry + round_again"
+    " + follow_slot): %.2f\n",
+    sum / requests);
+#endif
   return 0;
 }
