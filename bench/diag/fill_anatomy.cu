@@ -24,7 +24,7 @@
 // reservations, failed reservations, re-reads of pages not opened yet, bit-claim retries, rounds
 // and follows) is a proxy for a search's cost on the GPU where the emulator's own time is not
 // (session 2026-12-07, thirty-second: the class-page variant cfr took 2.7-3.0x the steps of main
-// at 25 % fill and ran 2.7-3.8x slower there on an H200; docs/scatter.md, "A class page for every
+// at 25 % fill and ran 2.8-3.7x slower there on an H200; docs/scatter.md, "A class page for every
 // full slot, measured").
 //
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
@@ -45,6 +45,10 @@ inline std::atomic<unsigned long long> counts[64];
 #endif
 
 #include <devalloc/devalloc.hpp>
+
+#if FILL_ANATOMY_COUNTS
+static_assert(devalloc::detail::probe::count <= 64, "fill_anatomy: enlarge fill_anatomy_probe::counts");
+#endif
 
 namespace {
 

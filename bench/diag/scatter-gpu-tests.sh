@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # SPDX-FileCopyrightText: 2026 the devalloc authors
-# The GPU tests of a Scatter-only change within a small device budget (about 260 s on an H200 in
-# session 2026-12-07, thirty-second): the suites that build on Scatter, conformance of the Scatter
-# and XMallocSIMD factories, the failure classes five times, memcheck of the Scatter suite less its
-# random churns (MEMCHECK_LIMIT, default 150 s) and of the default's and the span configuration's
-# churns, synccheck of the Scatter suite, synccheck of conformance's concurrent cases of the
-# Scatter and XMallocSIMD factories (scripts/gpu-prebuilt.sh's tests less the Circular family, the
-# lists and UnsafeWrap, whose code such a change does not touch).
+# The GPU tests of a Scatter-only change within a small device budget (on an H200 in session
+# 2026-12-07, thirty-second: the steps before memcheck about 30 s, the two memcheck parts 82 and
+# 69 s, synccheck 30 s; not yet run as one script since the split): the suites that build on
+# Scatter, conformance of the Scatter and XMallocSIMD factories, the failure classes five times,
+# memcheck of the Scatter suite less its random churns (MEMCHECK_LIMIT, default 150 s) and of the
+# default's and the span configuration's churns, synccheck of the Scatter suite, synccheck of
+# conformance's concurrent cases of the Scatter and XMallocSIMD factories (scripts/gpu-prebuilt.sh's
+# tests less the Circular family, the lists and UnsafeWrap, whose code such a change does not touch).
 #   bash bench/diag/scatter-gpu-tests.sh ARCHIVE
 # ARCHIVE: a tar.xz of the stripped test binaries devalloc_scatter_tests_cuda, devalloc_fdg_cuda,
 # devalloc_coalesce_cuda, devalloc_scatter_override_cuda and devalloc_conformance_cuda, built
