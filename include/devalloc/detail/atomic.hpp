@@ -94,6 +94,16 @@ class device_atomic : public cuda::atomic_ref<T, cuda::thread_scope_device> {
     preempt();
     return base::fetch_xor(v, o);
   }
+  T fetch_min(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    return base::fetch_min(v, o);
+  }
+  T fetch_max(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
+  {
+    preempt();
+    return base::fetch_max(v, o);
+  }
 };
 #else
 /// Device-scope atomic view of a heap word. `T` must be a 4- or 8-byte integer.
