@@ -67,43 +67,23 @@ class device_atomic : public cuda::atomic_ref<T, cuda::thread_scope_device> {
     preempt();
     return base::compare_exchange_weak(expected, desired, success, failure);
   }
-  template <class U>
-  T fetch_add(U v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
-  {
-    preempt();
-    return base::fetch_add(v, o);
+// The read-modify-write operations, each with the preemption point before it (one definition
+// for all of them, undefined below).
+#define DEVALLOC_CPU_ATOMIC_RMW(op)                                                     \
+  template <class U>                                                                    \
+  T op(U v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept \
+  {                                                                                     \
+    preempt();                                                                          \
+    return base::op(static_cast<T>(v), o);                                              \
   }
-  template <class U>
-  T fetch_sub(U v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
-  {
-    preempt();
-    return base::fetch_sub(v, o);
-  }
-  T fetch_or(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
-  {
-    preempt();
-    return base::fetch_or(v, o);
-  }
-  T fetch_and(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
-  {
-    preempt();
-    return base::fetch_and(v, o);
-  }
-  T fetch_xor(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
-  {
-    preempt();
-    return base::fetch_xor(v, o);
-  }
-  T fetch_min(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
-  {
-    preempt();
-    return base::fetch_min(v, o);
-  }
-  T fetch_max(T v, cuda::std::memory_order o = cuda::std::memory_order_seq_cst) const noexcept
-  {
-    preempt();
-    return base::fetch_max(v, o);
-  }
+  DEVALLOC_CPU_ATOMIC_RMW(fetch_add)
+  DEVALLOC_CPU_ATOMIC_RMW(fetch_sub)
+  DEVALLOC_CPU_ATOMIC_RMW(fetch_or)
+  DEVALLOC_CPU_ATOMIC_RMW(fetch_and)
+  DEVALLOC_CPU_ATOMIC_RMW(fetch_xor)
+  DEVALLOC_CPU_ATOMIC_RMW(fetch_min)
+  DEVALLOC_CPU_ATOMIC_RMW(fetch_max)
+#undef DEVALLOC_CPU_ATOMIC_RMW
 };
 #else
 /// Device-scope atomic view of a heap word. `T` must be a 4- or 8-byte integer.
