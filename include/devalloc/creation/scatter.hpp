@@ -190,7 +190,8 @@ struct basic_scatter_config {
   static constexpr std::uint32_t hash_k_mp = HashKMp;
   /// Directory slots per size class (not in the paper; docs/scatter.md, Search): a warp's
   /// small groups of one class use the slot of their multiprocessor quarter, groups of 8 or
-  /// more lanes the slot of their warp sixteenth ((16 mp + warp mod 16) mod slots). Fewer slots:
+  /// more lanes, and every group of a class of fewer than 8 chunks a page, the slot of their warp
+  /// sixteenth ((16 mp + warp mod 16) mod slots; search.hpp, fine_keyed). Fewer slots:
   /// fewer pages open per class (a heap of P pages uses at most P / 128); more: fewer warps on
   /// each page's fill counter.
   static constexpr std::uint32_t class_slots = ClassSlots;

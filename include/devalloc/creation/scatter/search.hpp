@@ -11,7 +11,8 @@
 //   * class_of / accepts: the chunk size a page opened for a request gets (size classes) and the
 //     chunk sizes a request may use (wastefactor, alignment).
 //   * alloc_chunk: the lanes of a warp that ask for one class together (match_any) are served by
-//     their leader from the class' directory slot of their multiprocessor quarter — one
+//     their leader from the class' directory slot of their multiprocessor quarter (of their
+//     warp sixteenth in classes of fewer than 8 chunks a page: fine_keyed) — one
 //     fetch_add for the group on the page the slot names; when that page is full (or gone), a new
 //     page comes from the free-page map (detail/page_bitmap.hpp) near eq. (3)'s page and is
 //     installed in the slot by CAS (directory_round; a lone lane of a class of few chunks a page
@@ -193,16 +194,35 @@ class search : public multi_page<Config> {
   /// Lanes of one class in a warp from which on a group takes a slot of its own warp sixteenth.
   static constexpr std::uint32_t fine_group = 8;
 
+  /// Whether a group of `lanes` lanes of chunk size `chunk` keys its class slot by warp sixteenth
+  /// of its multiprocessor (slot_for) instead of by multiprocessor quarter: a whole warp (with no
+  /// warp slots), and any group of a class of fewer than fine_group chunks a page (chunks over
+  /// pagesize / fine_group bytes). Such a page serves at most seven requests, so a slot shared by
+  /// a quarter's warps opened one page after another for them, each open a chain of dependent
+  /// atomics; four times the keys fill four times the pages at once. What it costs is at most
+  /// one open page more per key and class, of seven chunks or fewer. H100, devalloc-bench, three
+  /// rounds alternated (results/gpu/2026-12-07_s33_H100/fine-keys/fk): mixed 16-4096 B at 2^17 / 2^20
+  /// threads 1.80 -> 2.15 / 2.63 -> 2.78 G allocs/s, 512-8192 B 1.79 -> 2.01 / 2.10 -> 2.62 G,
+  /// log-uniform 16-4096 B at 2^17 1.97 -> 2.26 G, the fill of 16-4096 B at 25 % 1.73 -> 2.12 G,
+  /// its tight fill's failing requests unchanged (fill_anatomy at 2^17 80 / 90 %, 2^18 90 %: 9.1 /
+  /// 17.3 / 15.1 % against 9.0 / 17.4 / 15.1 %); chunks of 512 B and less do not take it.
+  DEVALLOC_HOST_DEVICE static constexpr bool fine_keyed(std::uint32_t chunk, std::uint32_t lanes) noexcept
+  {
+    return lanes >= fine_group || chunk > pagesize / fine_group;
+  }
+
   /// The directory slot of chunk size `chunk` for the calling warp. Groups of fewer than
-  /// fine_group lanes (mixed sizes, divergent callers) share one slot per multiprocessor quarter:
-  /// few pages open per class. Larger groups (one size in the whole warp) use one per sixteenth of
-  /// a multiprocessor's warps: about four resident warps per slot instead of sixteen, so a page of
-  /// small chunks is not contended by more warps than it can serve.
+  /// fine_group lanes (mixed sizes, divergent callers) of a class of many chunks a page share one
+  /// slot per multiprocessor quarter: few pages open per class. Larger groups (one size in the
+  /// whole warp), and every group of a class of few chunks a page (fine_keyed), use one per
+  /// sixteenth of a multiprocessor's warps: about four resident warps per slot instead of sixteen,
+  /// so a page is not contended by more warps than it can serve.
   DEVALLOC_DEVICE std::uint32_t& slot_for(std::uint32_t chunk, std::uint32_t lanes) const noexcept
   {
     const std::uint32_t cls_index = class_index(chunk);
     if (lanes >= fine_group && warp_slots_ != 0) { return warp_row()[warp_slot_key(cls_index) % warp_slots_]; }
-    const std::uint32_t key = lanes >= fine_group ? detail::sm_id() * 16u + detail::warp_id() % 16u : small_slot_key();
+    const std::uint32_t key =
+      fine_keyed(chunk, lanes) ? detail::sm_id() * 16u + detail::warp_id() % 16u : small_slot_key();
     // detail::mod_small written out: through the call nvcc 13 laid out the alloc kernels
     // differently (same registers; not measured on the GPU), while this is ad9bec0's measured code.
     return class_row(cls_index)[key < slots_ ? key : key % slots_];
@@ -213,6 +233,11 @@ class search : public multi_page<Config> {
   /// warps without warp slots, and up to 64 co-resident warps per multiprocessor for the warp
   /// slots), so that one slot serves warps of several multiprocessors: a small heap's few slots
   /// (slots_for, warp_slots_for). directory_round lets losers of a shared slot's install follow it.
+  /// Small groups count quarters also where fine_keyed gives them warp sixteenths (their lone
+  /// lanes follow anyway, directory_round): counted as sixteenths, every tight heap's slots were
+  /// "shared", shares of two or more lanes of those classes followed too, and the 16-4096 B fill
+  /// at 80 % ran at 0.29x (19.5 against 68 M allocs/s; H100, five rounds,
+  /// results/gpu/2026-12-07_s33_H100/fine-keys, `fkm`).
   DEVALLOC_DEVICE bool slot_shared(std::uint32_t lanes) const noexcept
   {
     const std::uint32_t sms = detail::sm_count();  // %nsmid: 132 on an H100 SXM
