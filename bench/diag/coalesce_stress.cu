@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/diag/coalesce_stress.cu — the coalescing allocators under devalloc-bench's scatter-ops load,
 // with their superblocks from CUDA's malloc and from creation::Scatter, to tell whether the rare
-// verification errors of that test (results/gpu/2026-11-25_0c42e64_H100: coalesce-dynamic,
+// verification errors of that test (results/gpu/2026-11-25_0c42e64_H100 (in commit 1cd75b3's tree): coalesce-dynamic,
 // 270 336 threads x 128 B, 10 stamps) come from the coalescing code or from CUDA's malloc.
 //
 //   devalloc-coalesce-stress [threads=270336] [size=128] [launches=40] [rounds=3] [only]
@@ -141,7 +141,7 @@ class HookedMalloc {
 // the coalescing code wrote into a superblock is ordered before CUDA's allocator sees the free, and
 // CUDA's bookkeeping before the new owner's writes. If coalescing over it stops corrupting memory,
 // the corruption is an ordering between our atomics and CUDA's allocator (it did not: 8 of 132
-// rounds, results/gpu/2026-11-26_1b3c11b_H100).
+// rounds, results/gpu/2026-11-26_1b3c11b_H100 (in commit 1cd75b3's tree)).
 struct FenceHooks {
   static FenceHooks attach() { return {}; }
   __device__ void created(void*, std::size_t) const noexcept { __threadfence(); }
