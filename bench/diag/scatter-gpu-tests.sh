@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # SPDX-FileCopyrightText: 2026 the devalloc authors
-# The GPU tests of a Scatter-only change within a small device budget (on an H200 in session
-# 2026-12-07, thirty-second: the steps before memcheck about 30 s, the two memcheck parts 82 and
-# 69 s, synccheck 30 s; not yet run as one script since the split): the suites that build on
+# The GPU tests of a Scatter-only change within a small device budget (as one script on an H100 in
+# session 2026-12-07, thirty-third: 160-195 s, of which the two memcheck parts 74 and 35-87 s and
+# synccheck 23-27 s; results/gpu/2026-12-07_s33_H100/fine-keys/tests-*): the suites that build on
 # Scatter, conformance of the Scatter and XMallocSIMD factories, the failure classes five times,
 # memcheck of the Scatter suite less its random churns (MEMCHECK_LIMIT, default 150 s) and of the
 # default's and the span configuration's churns, synccheck of the Scatter suite, synccheck of
