@@ -1286,6 +1286,36 @@ TEST(ScatterProtocol, WholeWarpsOfAFlatClassFillTheirPagesAndTheChunksComeBack)
   }
 }
 
+TEST(ScatterProtocol, WarpsThatFreeWholeFullPagesResetThemAndTheCountersStayExact)
+{
+  // Whole warps of one flat class allocate and then free in the same lanes, so a warp frees every
+  // chunk of the pages its share filled: the page leader resets such a page with one CAS from
+  // (chunk, chunk count) to 0 (free_full_page; a warp that frees part of a page, as the CPU
+  // emulator's warps at times do, gives back as before). Either way every page is free and
+  // forgets its size, the region and room counters are exact (check_invariants_host), the heap
+  // serves another size in full, and a second free of each pointer is a double free.
+  for (const std::size_t bytes : {std::size_t{128}, std::size_t{256}, std::size_t{1024}, std::size_t{4096}}) {
+    Default allocator(scale::heap);
+    const auto c = creation_of(allocator);
+    const std::size_t slots_of_64 = allocator.getAvailableSlots(64);
+    const std::size_t workers = std::min<std::size_t>(4096, scale::heap / bytes / 2) / 32 * 32;  // whole warps
+    const std::vector<std::uintptr_t> ps = alloc_each_once(allocator, workers, bytes);
+    ASSERT_EQ(std::count(ps.begin(), ps.end(), std::uintptr_t{0}), 0) << bytes << " B: half the heap is free";
+    EXPECT_LT(allocator.getAvailableSlots(64), slots_of_64) << bytes << " B: the chunks took pages";
+    free_each(allocator, ps);
+    EXPECT_EQ(allocator.stats().double_frees, 0u) << bytes << " B";
+    for (const auto& page : c.pages_host()) {
+      EXPECT_EQ(page.chunk, 0u) << bytes << " B: a freed page kept its chunk size";
+      EXPECT_EQ(page.count, 0u) << bytes << " B";
+    }
+    expect_empty(allocator, "after the whole-page frees");
+    EXPECT_EQ(allocator.getAvailableSlots(64), slots_of_64) << bytes << " B: the pages serve another size";
+    free_each(allocator, ps);
+    EXPECT_EQ(allocator.stats().double_frees, ps.size()) << bytes << " B: every second free";
+    EXPECT_EQ(c.check_invariants_host(), "") << bytes << " B";
+  }
+}
+
 TEST(ScatterProtocol, SmallSuperBlocksServeEveryPageAndEverythingIsReused)
 {
   SmallBlocks allocator(1u << 20);

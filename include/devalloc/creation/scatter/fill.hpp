@@ -219,17 +219,8 @@ class fill : public heap<Config> {
         // acquire: the frees whose give-backs came before (their release fences) happen before the
         // release of the page below, so its next owner sees them through the free-page map.
         if (state.compare_exchange_strong(expected, 0u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
-          DEVALLOC_PROBE(page_reset);
           room -= 1u;
-          // A span's other pages go back with it (their marks cleared first).
-          std::uint32_t span = 1u;
-          if constexpr (page_format::max_span > 1u) {
-            if (actual > span_min_chunk) { span = layout_of(actual).span; }
-            if (span > 1u) { unmark_span(page, span); }
-          }
-          // release: everything done on the page (by us, and by the frees our fetch_sub's release
-          // sequence carries) happens before the next owner's claim.
-          free_map_.release(page, span);
+          release_reset(page, actual);
         }
       }
     }
@@ -241,6 +232,43 @@ class fill : public heap<Config> {
       }
     }
     return before;
+  }
+
+  /// The page was reset (its state taken to 0 by the caller's acquire CAS): it goes back to the
+  /// free-page map, a span's other pages with it (their marks cleared first).
+  DEVALLOC_DEVICE void release_reset(std::uint32_t page, std::uint32_t chunk) const noexcept
+  {
+    DEVALLOC_PROBE(page_reset);
+    std::uint32_t span = 1u;
+    if constexpr (page_format::max_span > 1u) {
+      if (chunk > span_min_chunk) { span = layout_of(chunk).span; }
+      if (span > 1u) { unmark_span(page, span); }
+    }
+    // release: everything done on the page (by us, and by the frees our CAS's acquire read from)
+    // happens before the next owner's claim.
+    free_map_.release(page, span);
+  }
+
+  /// The calling lane gives back all `spots` chunks of a full page at once (a warp freed every
+  /// chunk of it: free_chunk): its state goes from (chunk, spots) to 0 with one acquire CAS, the
+  /// region counter loses the full page and the page is reset (the room counter gains and loses
+  /// it: nothing to add), one dependent atomic fewer than give_back's fetch_sub and reset CAS.
+  /// Returns false, having changed nothing, if the state is not exactly that (a transient +1 of a
+  /// reserver; resetfreedpages 0): the caller gives back with give_back then.
+  DEVALLOC_DEVICE bool free_full_page(std::uint32_t page, std::uint32_t chunk, std::uint32_t spots) const noexcept
+  {
+    if constexpr (!resetfreedpages) {
+      return false;
+    } else {
+      std::uint64_t expected = pack(chunk, spots);
+      if (!detail::device_atomic<std::uint64_t>(states_[page])
+             .compare_exchange_strong(expected, 0u, detail::memory_order_acquire, detail::memory_order_relaxed)) {
+        return false;
+      }
+      region_sub(page, 1u);
+      release_reset(page, chunk);
+      return true;
+    }
   }
 
   /// Marks pages first + 1 .. first + span - 1 as the other pages of the span whose first page is
@@ -284,7 +312,8 @@ class fill : public heap<Config> {
   /// chunks of one page together (match_any on page and chunk size: any subset of a warp, either
   /// backend): one fetch_and per bitfield word for the lanes whose chunks share it (their bits
   /// or-ed: group_or), then one give-back of all the page's freed chunks by the lowest lane — a
-  /// warp that frees what it allocated from one page costs two atomics instead of 64. Returns
+  /// warp that frees what it allocated from one page costs two atomics instead of 64; one that
+  /// frees every chunk of a full page resets it with one CAS (free_full_page). Returns
   /// false for this lane (and frees nothing for it) if its bit was clear (a double free) or a lower
   /// lane of the call frees the same chunk. `offer` is set on the lane that gave back if the page
   /// was full and keeps live chunks (destroy() then offers it to the class directory).
@@ -315,7 +344,7 @@ class fill : public heap<Config> {
     const bool freed = (before_bits & bit) != 0;
     const std::uint32_t n = detail::popcount(detail::ballot(peers, freed));
     offer = false;
-    if (n != 0 && detail::rank_in(peers) == 0) {
+    if (n != 0 && detail::rank_in(peers) == 0 && !(n == layout.spots && free_full_page(page, chunk, n))) {
       const std::uint64_t before = give_back(page, chunk, layout.spots, n, detail::memory_order_relaxed);
       offer = count_of(before) == layout.spots && chunk_of(before) == chunk && layout.spots > n;
     }
