@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: 2026 the devalloc authors
 // bench/diag/coalesce_stress.cu — the coalescing allocators under devalloc-bench's scatter-ops load,
 // with their superblocks from CUDA's malloc and from creation::Scatter, to tell whether the rare
-// verification errors of that test (results/gpu/2026-11-25_0c42e64_H100 (in commit 1cd75b3's tree): coalesce-dynamic,
-// 270 336 threads x 128 B, 10 stamps) come from the coalescing code or from CUDA's malloc.
+// verification errors of that test (results/gpu/2026-11-25_0c42e64_H100 in commit 1cd75b3's
+// tree: coalesce-dynamic, 270 336 threads x 128 B, 10 stamps) come from the coalescing code or
+// from CUDA's malloc.
 //
 //   devalloc-coalesce-stress [threads=270336] [size=128] [launches=40] [rounds=3] [only]
 //   (only = mailbox-dynamic runs MailboxDynamic below, a diagnostic variant of CoalesceDynamic;

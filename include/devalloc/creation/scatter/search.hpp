@@ -296,12 +296,13 @@ class search : public multi_page<Config> {
   /// Only claims in every dense_sample_words-th word of the map sample it (note_density): the
   /// flag is one word for the whole heap, and every claim reading it, and writing it whenever the
   /// samples crossed the thresholds, made that word's L2 slice a queue for everything else it holds
-  /// (H100 probe, 2^20 threads, results/gpu/2026-11-27_mark_H100 (in commit 1cd75b3's tree): sampled so, 4 KiB went 3.9
-  /// -> 8.6 G allocs/s, 1 KiB 7.8 -> 10.3 G, 16-4096 B 1.53 -> 1.63-1.72 G, the tight heaps' cells alike; with the flag
-  /// never updated, an experiment, 16-4096 B 1.90 G). The sample is biased: claims fill map words one after another, so
-  /// the word a claim took reads fuller than the map, and the flag is set at times in roomy heaps (with it never set,
-  /// 16-4096 B at 2^20 ran 8-12 % faster and the tight 16-256 B fill 13 % slower; other signals tried lost elsewhere:
-  /// results/gpu/2026-11-27_dense_H100 (in commit 1cd75b3's tree)).
+  /// (H100 probe, 2^20 threads, results/gpu/2026-11-27_mark_H100 in commit 1cd75b3's tree: sampled
+  /// so, 4 KiB went 3.9 -> 8.6 G allocs/s, 1 KiB 7.8 -> 10.3 G, 16-4096 B 1.53 -> 1.63-1.72 G, the
+  /// tight heaps' cells alike; with the flag never updated, an experiment, 16-4096 B 1.90 G). The
+  /// sample is biased: claims fill map words one after another, so the word a claim took reads
+  /// fuller than the map, and the flag is set at times in roomy heaps (with it never set, 16-4096 B
+  /// at 2^20 ran 8-12 % faster and the tight 16-256 B fill 13 % slower; other signals tried lost
+  /// elsewhere: results/gpu/2026-11-27_dense_H100 in commit 1cd75b3's tree).
   static constexpr std::uint32_t dense_sample_words = 16;
 
   // ---------------------------------------------------------------------------------------------
