@@ -10,7 +10,10 @@
 // up to a quarter page, 3 / 2 / 1 chunks a page, and the span classes' limits 2730 / 3276 B), then
 // the free pages, the other pages of spans and multi-page chunks, and the free chunks' bytes by
 // the band of their chunk size with the part-filled pages (or spans) that hold them: room that a
-// failing request of a larger band cannot use.
+// failing request of a larger band cannot use. Each request's time inside alloc (%globaltimer on
+// the GPU, steady_clock on the CPU backend) is kept per request and printed by band and outcome
+// (mean and largest, and a log2 histogram): where a tight launch's time goes (docs/scatter.md,
+// "Where a tight fill's time goes").
 //
 // The `-s4` build (devalloc-fill-anatomy-s4) has span_pages 4. The same source builds for the CPU
 // backend (g++ -x c++ -std=c++17 with the library's include directories): there the sizes and
@@ -29,6 +32,7 @@
 //
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
@@ -65,6 +69,22 @@ DEVALLOC_HOST_DEVICE inline int band_of(unsigned s)
   return s <= 256 ? 0 : s <= 1024 ? 1 : s <= 1365 ? 2 : s <= 2048 ? 3 : s <= 2730 ? 4 : s <= 3276 ? 5 : 6;
 }
 
+/// Nanoseconds of a device-wide clock (%globaltimer on the GPU, steady_clock on the CPU backend).
+DEVALLOC_DEVICE inline unsigned long long now_ns()
+{
+#if defined(__CUDA_ARCH__)
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  return static_cast<unsigned long long>(
+    std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+#endif
+}
+
+/// Log2 buckets of a request's time (bucket b: below 2^b ns; the last one: the rest).
+constexpr int time_buckets = 32;
+
 /// Request of thread i: lo + a hash of i (the library's splitmix64 finalizer) mod span.
 DEVALLOC_HOST_DEVICE inline unsigned request_size(std::uint64_t i, unsigned lo, unsigned span)
 {
@@ -91,24 +111,68 @@ int main(int argc, char** argv)
   const std::size_t heap_bytes = (static_cast<std::size_t>(demand / fraction) + 15u) / 16u * 16u;
   heap_type heap(heap_bytes);
   const auto h = heap.handle();
-  devalloc::buffer<unsigned long long> failed(bands), asked(bands);
-  failed.zero();
-  asked.zero();
-  unsigned long long* f = failed.data();
-  unsigned long long* a = asked.data();
+  // Each request's start and end (ns) in arrays of their own, so that the measurement adds one
+  // store a request, not atomics on a few shared counters (which slowed every request fourfold).
+  devalloc::buffer<unsigned long long> starts(threads), ends(threads);
+  devalloc::buffer<unsigned char> outcome(threads);
+  unsigned long long* t0s = starts.data();
+  unsigned long long* t1s = ends.data();
+  unsigned char* out = outcome.data();
+  const auto wall0 = std::chrono::steady_clock::now();
   devalloc::launch(threads, [=] DEVALLOC_DEVICE(std::size_t i) {
     const unsigned s = request_size(i, lo, span);
-    device_atomic<unsigned long long>(a[band_of(s)]).fetch_add(1, memory_order_relaxed);
-    if (h.alloc(s) == nullptr) { device_atomic<unsigned long long>(f[band_of(s)]).fetch_add(1, memory_order_relaxed); }
+    const unsigned long long t0 = now_ns();
+    void* p = h.alloc(s);
+    const unsigned long long t1 = now_ns();
+    t0s[i] = t0;
+    t1s[i] = t1;
+    out[i] = p == nullptr ? 1 : 0;
   });
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count();
+  const std::vector<unsigned long long> t0_host = starts.to_host(), t1_host = ends.to_host();
+  const std::vector<unsigned char> failed_host = outcome.to_host();
+  std::array<unsigned long long, bands> asked{}, failed{};
+  // By outcome (0 served, 1 failed) and band: time sum and largest; log2 histogram by outcome.
+  unsigned long long time_sum[2][bands] = {}, time_max[2][bands] = {}, histogram[2][time_buckets] = {};
+  unsigned long long first_start = ~0ull, last_end = 0;
+  for (std::size_t i = 0; i < threads; ++i) {
+    const int b = band_of(request_size(i, lo, span));
+    const int o = failed_host[i];
+    const unsigned long long dt = t1_host[i] - t0_host[i];
+    ++asked[b];
+    failed[b] += o;
+    time_sum[o][b] += dt;
+    time_max[o][b] = dt > time_max[o][b] ? dt : time_max[o][b];
+    int bucket = 0;
+    while (bucket < time_buckets - 1 && (1ull << bucket) <= dt) { ++bucket; }
+    ++histogram[o][bucket];
+    first_start = t0_host[i] < first_start ? t0_host[i] : first_start;
+    last_end = t1_host[i] > last_end ? t1_host[i] : last_end;
+  }
   unsigned long long failing = 0;
-  for (int b = 0; b < bands; ++b) { failing += failed.get(b); }
+  for (int b = 0; b < bands; ++b) { failing += failed[b]; }
   std::printf(
     "%zu threads x %u-%u B, heap %zu B (demand %.0f %% of it), span_pages %u: %.2f %% of the requests failed\n",
     threads, lo, hi, heap_bytes, 100.0 * fraction, static_cast<unsigned>(policy::config::span_pages),
     100.0 * static_cast<double>(failing) / static_cast<double>(threads));
   for (int b = 0; b < bands; ++b) {
-    std::printf("  requests of %-10s B: %8llu of %8llu failed\n", band_names[b], failed.get(b), asked.get(b));
+    const unsigned long long served = asked[b] - failed[b];
+    std::printf(
+      "  requests of %-10s B: %8llu of %8llu failed; us in alloc: served mean %.1f max %.1f, failed mean %.1f max "
+      "%.1f\n",
+      band_names[b], failed[b], asked[b], served ? 1e-3 * static_cast<double>(time_sum[0][b]) / served : 0.0,
+      1e-3 * static_cast<double>(time_max[0][b]),
+      failed[b] ? 1e-3 * static_cast<double>(time_sum[1][b]) / failed[b] : 0.0,
+      1e-3 * static_cast<double>(time_max[1][b]));
+  }
+  std::printf("launch %.3f ms on the host's clock; first alloc start to last end %.3f ms\n", wall_ms,
+              1e-6 * static_cast<double>(last_end - first_start));
+  for (int o = 0; o < 2; ++o) {
+    std::printf("  %s requests by time in alloc (below 2^b ns: count):", o == 0 ? "served" : "failed");
+    for (int b = 0; b < time_buckets; ++b) {
+      if (histogram[o][b] != 0) { std::printf(" %d:%llu", b, histogram[o][b]); }
+    }
+    std::printf("\n");
   }
   // The heap at the end of the launch: free chunks by the band of their chunk size, and which
   // directory entry names each part-filled page of chunk sizes up to 1024 B (room held by class
