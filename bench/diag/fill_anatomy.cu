@@ -15,7 +15,11 @@
 // (mean and largest, and a log2 histogram): where a tight launch's time goes (docs/scatter.md,
 // "Where a tight fill's time goes").
 //
-// The `-s4` build (devalloc-fill-anatomy-s4) has span_pages 4. The same source builds for the CPU
+// The `-s4` build (devalloc-fill-anatomy-s4) has span_pages 4; the `-phases` build
+// (devalloc-fill-anatomy-phases, FILL_ANATOMY_PHASES) also splits each failing request's time into
+// the steps of alloc_chunk (directory rounds, scans, the room counters' stripes, the walk, the
+// whole free-page map). A build with -DDEVALLOC_SCATTER_PAGESIZE=... measures other page sizes
+// (the bands keep 4 KiB pages' limits). The same source builds for the CPU
 // backend (g++ -x c++ -std=c++17 with the library's include directories): there the sizes and
 // heaps are the same, but the workers are a few std::threads.
 //
@@ -35,6 +39,41 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+
+#if defined(FILL_ANATOMY_PHASES) && FILL_ANATOMY_PHASES && defined(__CUDACC__)
+// The GPU build with -DFILL_ANATOMY_PHASES=1 (target devalloc-fill-anatomy-phases) stamps, per
+// request, the first time its search reached each later step of alloc_chunk (the directory scan,
+// the room counters' stripes, the walk, the whole free-page map): the probe hook below writes
+// %globaltimer into the request's own slot (one store the first time; no atomics), and the report
+// splits each failing request's time into those steps by band. A diagnostic's own device global.
+#define DEVALLOC_PROBE(e) ::fill_anatomy_phases::mark(::devalloc::detail::probe::e)
+#include <devalloc/detail/probe.hpp>
+
+#include "../src/clock.hpp"
+namespace fill_anatomy_phases {
+constexpr int marks = 4;  // directory scan, room stripe, walk, whole map (or whole span)
+constexpr const char* mark_names[marks] = {"scan", "stripes", "walk", "map"};
+__device__ unsigned long long* stamps;  // marks x threads, zeroed before the launch
+__device__ unsigned long long threads;
+__device__ inline void mark(unsigned e)
+{
+  namespace probe = ::devalloc::detail::probe;
+  const int m = e == probe::directory_scan                         ? 0
+                : e == probe::room_stripe                          ? 1
+                : e == probe::walk                                 ? 2
+                : e == probe::whole_page || e == probe::whole_span ? 3
+                                                                   : -1;
+  if (m < 0 || stamps == nullptr) { return; }
+  const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= threads) { return; }
+  unsigned long long& slot = stamps[static_cast<unsigned long long>(m) * threads + i];
+  if (slot == 0) { slot = devalloc_bench::timer_ns(); }
+}
+}  // namespace fill_anatomy_phases
+#define FILL_ANATOMY_STAMPS 1
+#else
+#define FILL_ANATOMY_STAMPS 0
+#endif
 
 #if defined(FILL_ANATOMY_PROBE) && FILL_ANATOMY_PROBE && !defined(__CUDACC__)
 #include <atomic>
@@ -109,6 +148,15 @@ int main(int argc, char** argv)
   unsigned long long* t0s = starts.data();
   unsigned long long* t1s = ends.data();
   unsigned char* out = outcome.data();
+#if FILL_ANATOMY_STAMPS
+  devalloc::buffer<unsigned long long> stamps(fill_anatomy_phases::marks * threads);
+  {
+    unsigned long long* ptr = stamps.data();
+    const unsigned long long n = threads;  // stamps: zero-filled by devalloc::buffer
+    DEVALLOC_CUDA_TRY(cudaMemcpyToSymbol(fill_anatomy_phases::stamps, &ptr, sizeof(ptr)));
+    DEVALLOC_CUDA_TRY(cudaMemcpyToSymbol(fill_anatomy_phases::threads, &n, sizeof(n)));
+  }
+#endif
   const auto wall0 = std::chrono::steady_clock::now();
   devalloc::launch(threads, [=] DEVALLOC_DEVICE(std::size_t i) {
     const unsigned s = request_size(i, lo, span);
@@ -165,6 +213,42 @@ int main(int argc, char** argv)
     }
     std::printf("\n");
   }
+#if FILL_ANATOMY_STAMPS
+  {
+    // Each failing request's time split at the first stamp of each later step: before the first
+    // stamp (the directory rounds), then from each stamp to the next one in time (or the end).
+    namespace ph = fill_anatomy_phases;
+    const std::vector<unsigned long long> st = stamps.to_host();
+    double part[bands][ph::marks + 1] = {};
+    unsigned long long reached[bands][ph::marks] = {};
+    for (std::size_t i = 0; i < threads; ++i) {
+      if (!failed_host[i]) { continue; }
+      const int b = band_of(request_size(i, lo, span));
+      unsigned long long at[ph::marks];
+      for (int m = 0; m < ph::marks; ++m) { at[m] = st[m * threads + i]; }
+      unsigned long long first = t1_host[i];
+      for (int m = 0; m < ph::marks; ++m) { first = at[m] != 0 && at[m] < first ? at[m] : first; }
+      part[b][0] += static_cast<double>(first - t0_host[i]);
+      for (int m = 0; m < ph::marks; ++m) {
+        if (at[m] == 0) { continue; }
+        ++reached[b][m];
+        unsigned long long next = t1_host[i];
+        for (int q = 0; q < ph::marks; ++q) { next = at[q] > at[m] && at[q] < next ? at[q] : next; }
+        part[b][m + 1] += static_cast<double>(next - at[m]);
+      }
+    }
+    std::printf("failing requests' us by step (mean over the band's failing requests; reached: how many):\n");
+    for (int b = 0; b < bands; ++b) {
+      if (failed[b] == 0) { continue; }
+      const double n = static_cast<double>(failed[b]);
+      std::printf("  %-10s B: rounds %.1f", band_names[b], 1e-3 * part[b][0] / n);
+      for (int m = 0; m < ph::marks; ++m) {
+        std::printf(" | %s %.1f (%llu)", ph::mark_names[m], 1e-3 * part[b][m + 1] / n, reached[b][m]);
+      }
+      std::printf("\n");
+    }
+  }
+#endif
   // The heap at the end of the launch: free chunks by the band of their chunk size, and which
   // directory entry names each part-filled page of chunk sizes up to 1024 B (room held by class
   // slots is what a one-shot fill strands: docs/scatter.md, "The stranding on the CPU").
