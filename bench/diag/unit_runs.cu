@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// bench/diag/unit_runs.cu — what a request costs as a run of small units of one free map, beside
+// Scatter's pages, in the same plain kernels (bench/diag/plain_kernels.cuh).
+//
+//   devalloc-unit-runs [threads=1048576] [lo=2049] [hi=4096] [heap_mib=8192] [unit=256] [reps=11]
+//
+// `unit_runs_ref` is a minimal allocator: a request of s bytes takes ceil(s / unit) consecutive
+// free units of a detail::page_bitmap (find_run from a start hashed by the thread, claim_run's
+// fetch_or), writes the run's length beside its first unit, and a free releases the run. No
+// directory, no size classes, no page states. It answers one question of the two-granularity heap
+// that docs/scatter.md proposes ("Each failing request's steps; pages of 1 and 2 KiB" and the
+// simulations after it): is a run of units as cheap in a roomy heap as Scatter's page of one
+// chunk (2049-4096 B) or of few chunks? The tool times, median of `reps`, the alloc kernel and the
+// free kernel of unit_runs_ref, then of the `scatter` preset, each on its own heap of heap_mib.
+//
+// Environment: UNIT_FILL=f (0 < f <= 1) sizes both heaps to the requests' sum over f instead of
+// heap_mib (devalloc-bench's fill cells: 0.8 and 0.9 are its tight ones), so that the failed
+// counts compare a run's packing with Scatter's classes in a tight heap.
+//
+// A diagnostic, not part of the benchmark and not an allocator of the library: its figures are not
+// records of devalloc-bench. CUDA only (nvcc).
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <devalloc/devalloc.hpp>
+
+#include "plain_kernels.cuh"
+
+namespace {
+
+/// Runs of `1 << shift`-byte units of one bitmap (trivially copyable; the memory is unit_runs').
+struct unit_runs_ref {
+  devalloc::detail::page_bitmap map;
+  unsigned char* base = nullptr;
+  std::uint32_t* lengths = nullptr;  // the run's unit count at its first unit, 0 elsewhere
+  unsigned shift = 8;
+
+  /// A run of ceil(bytes / unit) units, or nullptr (none found within two passes over the map).
+  __device__ void* alloc(std::size_t bytes) const
+  {
+    if (bytes == 0) { return nullptr; }
+    const auto n = static_cast<std::uint32_t>((bytes + (std::size_t{1} << shift) - 1u) >> shift);
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    const std::uint32_t units = map.word_count() * 64u;
+    const std::uint32_t start =
+      static_cast<std::uint32_t>((std::uint64_t{devalloc::detail::mix32(i * 0x9E3779B9u + 0x7F4A7C15u)} * units) >> 32);
+    const std::uint32_t first = map.find_run(start, n, 2u * map.word_count());
+    if (first == devalloc::detail::page_bitmap::none) { return nullptr; }
+    devalloc::detail::device_atomic<std::uint32_t>(lengths[first]).store(n, devalloc::detail::memory_order_relaxed);
+    return base + (static_cast<std::size_t>(first) << shift);
+  }
+
+  /// Releases the run that starts at p (a pointer alloc returned).
+  __device__ void dealloc(void* p) const
+  {
+    const auto u = static_cast<std::uint32_t>((static_cast<unsigned char*>(p) - base) >> shift);
+    const std::uint32_t n =
+      devalloc::detail::device_atomic<std::uint32_t>(lengths[u]).exchange(0u, devalloc::detail::memory_order_relaxed);
+    if (n != 0) { map.release(u, n); }
+  }
+};
+
+float median(std::vector<float> v)
+{
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// Median alloc and free times of `reps` launches of the plain kernels over `heap` (a free-all
+/// after each alloc launch), and the requests that got nothing.
+template <class Handle>
+void time_kernels(const char* name, Handle heap, unsigned n, unsigned lo, unsigned hi, int reps, cudaStream_t stream)
+{
+  devalloc::buffer<void*> out(n);
+  devalloc::buffer<unsigned long long> failed(1);
+  constexpr int block = 256;
+  const unsigned grid = (n + block - 1) / block;
+  cudaEvent_t t0{}, t1{}, t2{};
+  DEVALLOC_CUDA_TRY(cudaEventCreate(&t0));
+  DEVALLOC_CUDA_TRY(cudaEventCreate(&t1));
+  DEVALLOC_CUDA_TRY(cudaEventCreate(&t2));
+  std::vector<float> alloc_ms, free_ms;
+  unsigned long long fails = 0;
+  for (int r = 0; r < reps; ++r) {
+    DEVALLOC_CUDA_TRY(cudaMemsetAsync(failed.data(), 0, sizeof(unsigned long long), stream));
+    DEVALLOC_CUDA_TRY(cudaEventRecord(t0, stream));
+    devalloc_diag::one_alloc_touch<Handle><<<grid, block, 0, stream>>>(heap, out.data(), lo, hi - lo + 1u, n);
+    DEVALLOC_CUDA_TRY(cudaGetLastError());
+    DEVALLOC_CUDA_TRY(cudaEventRecord(t1, stream));
+    devalloc_diag::one_free<Handle><<<grid, block, 0, stream>>>(heap, out.data(), n, failed.data());
+    DEVALLOC_CUDA_TRY(cudaGetLastError());
+    DEVALLOC_CUDA_TRY(cudaEventRecord(t2, stream));
+    DEVALLOC_CUDA_TRY(cudaEventSynchronize(t2));
+    float a = 0, f = 0;
+    DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&a, t0, t1));
+    DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&f, t1, t2));
+    alloc_ms.push_back(a);
+    free_ms.push_back(f);
+    unsigned long long k = 0;
+    DEVALLOC_CUDA_TRY(cudaMemcpy(&k, failed.data(), sizeof k, cudaMemcpyDeviceToHost));
+    fails += k;
+  }
+  cudaFuncAttributes attr{};
+  DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&attr, devalloc_diag::one_alloc_touch<Handle>));
+  const double a = median(alloc_ms), f = median(free_ms);
+  std::printf(
+    "%-10s threads %u, sizes %u-%u B, %d reps: alloc %.3f ms (%.2f G/s), free %.3f ms (%.2f G/s), failed %llu, "
+    "%d registers\n",
+    name, n, lo, hi, reps, a, n / a / 1e6, f, n / f / 1e6, fails, attr.numRegs);
+  DEVALLOC_CUDA_TRY(cudaEventDestroy(t0));
+  DEVALLOC_CUDA_TRY(cudaEventDestroy(t1));
+  DEVALLOC_CUDA_TRY(cudaEventDestroy(t2));
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  const unsigned n = argc > 1 ? static_cast<unsigned>(std::strtoul(argv[1], nullptr, 0)) : 1u << 20;
+  const unsigned lo = argc > 2 ? static_cast<unsigned>(std::strtoul(argv[2], nullptr, 0)) : 2049u;
+  const unsigned hi = argc > 3 ? static_cast<unsigned>(std::strtoul(argv[3], nullptr, 0)) : 4096u;
+  const std::size_t mib = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 8192u;
+  const unsigned unit = argc > 5 ? static_cast<unsigned>(std::strtoul(argv[5], nullptr, 0)) : 256u;
+  const int reps = argc > 6 ? std::atoi(argv[6]) : 11;
+  unsigned shift = 0;
+  while ((1u << shift) < unit) { ++shift; }
+  if (n == 0 || lo == 0 || hi < lo || reps < 1 || unit < 16 || (1u << shift) != unit || mib == 0) {
+    std::fprintf(stderr, "usage: %s [threads>0] [lo>0] [hi>=lo] [heap_mib>0] [unit: a power of two >= 16] [reps>0]\n",
+                 argv[0]);
+    return 2;
+  }
+  // A tight heap: the requests' sum (plain_size's formula on the host) over UNIT_FILL.
+  std::size_t bytes = mib << 20;
+  if (const char* fill = std::getenv("UNIT_FILL")) {
+    const double f = std::atof(fill);
+    if (!(f > 0.0 && f <= 1.0)) {
+      std::fprintf(stderr, "UNIT_FILL must be in (0, 1]\n");
+      return 2;
+    }
+    double demand = 0;
+    for (unsigned i = 0; i < n; ++i) { demand += lo + (i * 2654435761u >> 7) % (hi - lo + 1u); }
+    bytes = (static_cast<std::size_t>(demand / f) + unit - 1u) / unit * unit;
+    std::printf("tight heaps: %zu B, the requests' sum is %.0f %% of it\n", bytes, 100.0 * f);
+  }
+  cudaStream_t stream{};
+  DEVALLOC_CUDA_TRY(cudaStreamCreate(&stream));
+  {
+    const auto units = static_cast<std::uint32_t>(bytes >> shift);
+    devalloc::buffer<std::uint64_t> words(devalloc::detail::page_bitmap::words_for(units));
+    devalloc::buffer<std::uint32_t> lengths(units);
+    devalloc::buffer<unsigned char> data(bytes);
+    unit_runs_ref runs;
+    runs.map = devalloc::detail::page_bitmap(words.data(), units);
+    runs.base = data.data();
+    runs.lengths = lengths.data();
+    runs.shift = shift;
+    std::printf("unit runs: %u units of %u B\n", units, unit);
+    time_kernels("unit-runs", runs, n, lo, hi, reps, stream);
+  }
+  {
+    devalloc::presets::scatter heap(bytes, stream);
+    time_kernels("scatter", heap.handle(), n, lo, hi, reps, stream);
+  }
+  DEVALLOC_CUDA_TRY(cudaStreamDestroy(stream));
+  return 0;
+}
