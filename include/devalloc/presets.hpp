@@ -16,6 +16,7 @@
 #include "creation/fdg_malloc.hpp"
 #include "creation/list_first_fit.hpp"
 #include "creation/list_per_sm.hpp"
+#include "creation/runs.hpp"
 #include "creation/scatter.hpp"
 #include "creation/unsafe_wrap.hpp"
 #include "distribution/coalesce_block.hpp"
@@ -59,6 +60,12 @@ using scatter =
 /// The same Scatter configuration as `scatter`.
 using scatter_simd = Allocator<creation::Scatter<>, distribution::XMallocSIMD<>, oom::ReturnNull,
                                reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+
+/// Runs of 256-byte units of one bitmap (creation::Runs): any free run serves any size, so a heap
+/// of mixed sizes of a few hundred bytes up fills almost completely; every request takes at least
+/// one unit. docs/notes/two-granularity-heap.md.
+using runs =
+  Allocator<creation::Runs<>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
 // --- coalescing allocators (Blach et al., "Coalescing memory allocations for GPU MPI"; docs/coalescing.md).
 // Over CUDA's malloc, as in the report; replace creation::DeviceMalloc (and CudaSetLimits by

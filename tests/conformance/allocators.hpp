@@ -78,6 +78,21 @@ struct ScatterSimdFactory : default_factory<presets::scatter_simd> {
   static constexpr const char* name = "Scatter_XMallocSIMD";
 };
 
+struct RunsFactory : default_factory<presets::runs> {
+  static constexpr const char* name = "Runs_256";
+};
+
+/// Runs of 64-byte units: the suite's 64-byte fills take one unit each (traits.fills_half_the_heap).
+struct Runs64Factory {
+  struct config : creation::RunsConfig {
+    static constexpr std::uint32_t unit_bytes = 64;
+  };
+  using allocator = Allocator<creation::Runs<config>, distribution::Noop, oom::ReturnNull, reserve_pool::CudaMalloc,
+                              alignment::Shrink<16>>;
+  static constexpr const char* name = "Runs_64";
+  static allocator make(std::size_t heap) { return allocator(heap); }
+};
+
 // --- coalescing allocators (distribution::CoalesceBlock, distribution::CoalesceDynamic,
 // creation::CoalesceHashed; docs/coalescing.md): over CUDA's malloc as in the report, and over Scatter.
 struct CoalesceBlockFactory : default_factory<presets::coalesce_block> {
@@ -159,14 +174,15 @@ struct FdgCudaFactory : default_factory<presets::fdg_cuda> {
 };
 
 // New allocator configurations: add a factory above and list it here.
-using all_factories = ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory,
-                                       ScatterFactory, ScatterNoResetFactory, ScatterSimdFactory,
-                                       // coalescing allocators over CUDA's malloc (the report's configuration;
-                                       // over Scatter, superblocks of every size from 48 B to 32 slots fragment
-                                       // Scatter's pages below the suite's half-heap fill: tests/coalesce only)
-                                       CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory,
-                                       CoalesceDynamicPackedFactory, DEVALLOC_ISSUE13_FACTORIES,
-                                       /* FDGMalloc (issue 14): */ FdgFactory, FdgDirectFactory, FdgCudaFactory>;
+using all_factories =
+  ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory, ScatterFactory,
+                   ScatterNoResetFactory, ScatterSimdFactory, RunsFactory, Runs64Factory,
+                   // coalescing allocators over CUDA's malloc (the report's configuration;
+                   // over Scatter, superblocks of every size from 48 B to 32 slots fragment
+                   // Scatter's pages below the suite's half-heap fill: tests/coalesce only)
+                   CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory, CoalesceDynamicPackedFactory,
+                   DEVALLOC_ISSUE13_FACTORIES,
+                   /* FDGMalloc (issue 14): */ FdgFactory, FdgDirectFactory, FdgCudaFactory>;
 
 struct factory_names {
   template <class Factory>

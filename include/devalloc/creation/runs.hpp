@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// SPDX-FileCopyrightText: 2026 the devalloc authors
+// devalloc/creation/runs.hpp
+//
+// CreationPolicy `Runs<Config>`: every request is a run of ceil(bytes / unit_bytes) consecutive
+// free units of one bitmap (detail::page_bitmap, 64 units a word); the run's unit count is kept
+// beside its first unit, and a free releases the run's bits. No size classes, no directory, no page
+// states: a request's memory is rounded up to one unit at most, and any free run serves any size,
+// so a heap of mixed sizes above a few units fills almost completely (docs/notes/two-granularity-
+// heap.md: step 1 of its plan, the runs that the two-granularity heap would use above 512 B).
+//
+// Not in the seed papers. Its measured place (H100, bench/diag/unit_runs.cu, the same plain
+// kernels as Scatter, results/gpu/2026-12-07_s36_H100/unit-runs): 256-byte units serve sizes
+// uniform in 16-4096 B at 2^20 / 2^17 threads at 3.99 / 3.67 G allocs/s (Scatter 3.22 / 2.54),
+// fill a heap of 16-4096 B requests to 80 % without a failure (Scatter: 10 % failing), but one
+// large size a warp runs 26 % slower than Scatter's batched page claims, every request takes a
+// whole unit (64 B requests use a quarter of 256-byte units), and a request that finds no run
+// reads the map one word at a time, twice around it (a tight heap's failing requests: tens of
+// milliseconds). Prefer `scatter` for small sizes; Runs for mixed sizes of a few hundred bytes up.
+//
+// Layout of the pool: [free map: ceil(units / 64) x 8 B][run counts: units x 4 B][padding to a
+// 256-byte address][data: units x unit_bytes].
+// Contract:
+//   * create(n): a pointer to unit_bytes-aligned memory (the data area starts at a 256-byte
+//     address, so pointers are aligned to min(unit_bytes, 256)), or nullptr when no run of
+//     ceil(n / unit_bytes) free units is found. Thread safe; lock-free (a lost claim retries with
+//     the bits it saw).
+//   * destroy(p): p must be a pointer create() returned; a pointer not at a unit boundary, inside a
+//     run, or outside the data area gives invalid_pointer; a second free of a run whose units are
+//     still free gives double_free; neither changes anything.
+//   * available_slots(n): the runs of n bytes that fit in the free stretches (a run is placed at
+//     the first fit from a hashed start, so one allocation can split a stretch: not exact).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../detail/atomic.hpp"
+#include "../detail/backend.hpp"
+#include "../detail/hash.hpp"
+#include "../detail/page_bitmap.hpp"
+#include "../detail/platform.hpp"
+#include "../detail/warp.hpp"
+#include "../error.hpp"
+#include "../free_result.hpp"
+#include "../pool.hpp"
+#include "../stream.hpp"
+#include "../traits.hpp"
+
+#ifndef DEVALLOC_RUNS_UNIT_BYTES
+#define DEVALLOC_RUNS_UNIT_BYTES 256
+#endif
+
+DEVALLOC_NAMESPACE_BEGIN
+namespace creation {
+
+/// Runs' configuration (a build flag overrides the default: -DDEVALLOC_RUNS_UNIT_BYTES=...).
+struct RunsConfig {
+  /// Bytes of one unit: the granularity of every request (a power of two, 16 to 4096). Smaller units
+  /// round less but cost more bookkeeping (4 bytes of run count and 1 bit of map per unit) and
+  /// longer map scans; 256 serves sizes of a few hundred bytes up.
+  static constexpr std::uint32_t unit_bytes = DEVALLOC_RUNS_UNIT_BYTES;
+};
+
+template <class Config = RunsConfig>
+class Runs {
+ public:
+  using config = Config;
+  static constexpr std::uint32_t unit_bytes = Config::unit_bytes;
+  static_assert(unit_bytes >= 16 && unit_bytes <= 4096 && (unit_bytes & (unit_bytes - 1u)) == 0,
+                "Runs: Config::unit_bytes must be a power of two from 16 to 4096");
+
+  static constexpr creation_traits traits{/*reuses_freed_memory*/ true,
+                                          /*exact_refill*/ true,
+                                          /*checks_ownership*/ true,
+                                          /*provides_available_slots*/ true,
+                                          /*natural_alignment*/ unit_bytes < 256 ? unit_bytes : 256,
+                                          /*needs_pool*/ true,
+                                          /*resettable*/ true,
+                                          /*detects_invalid_pointers*/ true,
+                                          /*detects_double_free*/ true,
+                                          /*supports_shared_chunks*/ false,
+                                          /*combines_requests*/ false,
+                                          /*frees_individually*/ true,
+                                          /*warp_contiguous*/ false,
+                                          /*exact_available_slots*/ false,
+                                          /*may_overlap_live*/ false,
+                                          /*fills_half_the_heap*/ unit_bytes <= 128};
+
+  Runs() = default;
+
+  /// Host. Lays the heap out in `pool` (every unit free). Throws devalloc::error if the pool
+  /// cannot hold the bookkeeping and one unit, or has more than 2^32 - 1 units.
+  static Runs init_heap(pool_span pool, stream_ref stream)
+  {
+    const std::size_t per_unit = unit_bytes + sizeof(std::uint32_t);  // data and run count (+ a map bit)
+    const std::size_t fixed = 8u + 256u;                              // a partial map word, the alignment
+    if (pool.data == nullptr || pool.bytes < fixed + per_unit + 8u) {
+      detail::throw_error("Runs: the heap needs at least " + std::to_string(fixed + per_unit + 8u) +
+                          " bytes (bookkeeping and one unit of " + std::to_string(unit_bytes) + " B), got " +
+                          std::to_string(pool.bytes));
+    }
+    // The most units whose map, run counts and data fit after the data area's alignment.
+    std::uint64_t units = (pool.bytes - fixed) * 8u / (8u * per_unit + 1u);
+    if (units > 0xFFFFFFFFull) { units = 0xFFFFFFFFull; }
+    Runs heap;
+    for (; units > 0; --units) {  // a few steps at most: the data area's alignment
+      const std::size_t words = detail::page_bitmap::words_for(static_cast<std::uint32_t>(units));
+      const auto base = reinterpret_cast<std::uintptr_t>(pool.data);
+      const std::uintptr_t counts = base + words * 8u;
+      const std::uintptr_t data = (counts + units * sizeof(std::uint32_t) + 255u) & ~std::uintptr_t{255};
+      if (data + units * unit_bytes <= base + pool.bytes) {
+        heap.map_ = detail::page_bitmap(static_cast<std::uint64_t*>(pool.data), static_cast<std::uint32_t>(units));
+        heap.counts_ = reinterpret_cast<std::uint32_t*>(counts);
+        heap.data_ = reinterpret_cast<char*>(data);
+        heap.units_ = static_cast<std::uint32_t>(units);
+        break;
+      }
+    }
+    if (units == 0) {
+      detail::throw_error("Runs: the heap of " + std::to_string(pool.bytes) + " bytes cannot hold one unit");
+    }
+    heap.finalize_heap(stream);
+    return heap;
+  }
+
+  /// Host. Frees every run at once: the map and the run counts go back to 0 (in stream order on
+  /// `stream`). No kernel may be running on the heap when the stream reaches this point.
+  void finalize_heap(stream_ref stream)
+  {
+    const std::size_t bytes =
+      reinterpret_cast<const char*>(counts_ + units_) - reinterpret_cast<const char*>(map_.words());
+    detail::backend::fill(map_.words(), 0, bytes, stream);
+  }
+
+  /// Host. The policy owns no memory beside the pool: nothing to release.
+  void release(stream_ref) noexcept {}
+
+  /// Device. Thread safe. A run of ceil(bytes / unit_bytes) free units (the first that fits from a
+  /// start hashed by the calling lane, looking through the map at most twice), or nullptr.
+  DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
+  {
+    if (bytes == 0 || bytes > static_cast<std::size_t>(units_) * unit_bytes) { return nullptr; }
+    const auto n = static_cast<std::uint32_t>((bytes + unit_bytes - 1u) / unit_bytes);
+    // Lanes start apart (a claim of one word by many lanes at once would retry), the same lane at
+    // the same place: a thread's allocations pack where it last found room.
+    const std::uint32_t key = detail::warp_id() * detail::warp_size + detail::lane_id();
+    const auto start =
+      static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key * 0x9E3779B9u + n * 0x85EBCA6Bu)} * units_) >> 32);
+    const std::uint32_t first = map_.find_run(start, n, 2u * map_.word_count());
+    if (first == detail::page_bitmap::none) { return nullptr; }
+    // The claim (acquire) follows the last free of these units (release); the count is read only
+    // by a free of this pointer, which the caller orders after this return.
+    detail::device_atomic<std::uint32_t>(counts_[first]).store(n, detail::memory_order_relaxed);
+    return data_ + static_cast<std::size_t>(first) * unit_bytes;
+  }
+
+  /// Device. Thread safe. Releases the run that starts at `p`; see the contract above for the
+  /// pointers it refuses.
+  DEVALLOC_DEVICE free_result destroy(void* p) const noexcept
+  {
+    if (!owns(p)) { return free_result::invalid_pointer; }
+    const auto offset = static_cast<std::size_t>(static_cast<const char*>(p) - data_);
+    if (offset % unit_bytes != 0) { return free_result::invalid_pointer; }
+    const auto unit = static_cast<std::uint32_t>(offset / unit_bytes);
+    // Taking the count to 0 claims the free: of two racing frees of one run, one frees it.
+    const std::uint32_t n =
+      detail::device_atomic<std::uint32_t>(counts_[unit]).exchange(0u, detail::memory_order_relaxed);
+    if (n == 0) {
+      // Not the start of a live run: inside one (the unit is taken), or freed before (free).
+      return map_.taken(unit) ? free_result::invalid_pointer : free_result::double_free;
+    }
+    // release: the run's contents happen before its next owner's claim.
+    map_.release(unit, n);
+    return free_result::freed;
+  }
+
+  DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
+
+  DEVALLOC_HOST_DEVICE bool owns(const void* p) const noexcept
+  {
+    const char* c = static_cast<const char*>(p);
+    return c >= data_ && c < data_ + static_cast<std::size_t>(units_) * unit_bytes;
+  }
+
+  /// Device. Runs of `slot_bytes` that fit in the free stretches of the map (one thread reads the
+  /// whole map). Not synchronized with concurrent alloc/dealloc.
+  DEVALLOC_DEVICE std::size_t available_slots(std::size_t slot_bytes) const noexcept
+  {
+    if (slot_bytes == 0) { return 0; }
+    slot_counter counter{units_for(slot_bytes)};
+    for (std::uint32_t w = 0; w < map_.word_count(); ++w) {
+      counter.add_word(detail::atomic_load_relaxed(map_.words()[w]), map_.valid(w));
+    }
+    return counter.finish();
+  }
+
+  /// Host. The same count from a copy of the map. No kernel may be changing the heap meanwhile.
+  std::size_t available_slots_host(std::size_t slot_bytes, stream_ref stream) const
+  {
+    if (slot_bytes == 0) { return 0; }
+    std::vector<std::uint64_t> words(map_.word_count());
+    detail::backend::copy_to_host(words.data(), map_.words(), words.size() * sizeof(std::uint64_t), stream);
+    slot_counter counter{units_for(slot_bytes)};
+    for (std::uint32_t w = 0; w < map_.word_count(); ++w) { counter.add_word(words[w], map_.valid(w)); }
+    return counter.finish();
+  }
+
+  /// Host. "Runs<unit_bytes=...>" (every setting of its config).
+  static std::string classname() { return "Runs<unit_bytes=" + std::to_string(unit_bytes) + ">"; }
+
+  /// Units of the heap (host and device).
+  DEVALLOC_HOST_DEVICE std::uint32_t units() const noexcept { return units_; }
+
+ private:
+  /// Units a request of `bytes` takes.
+  DEVALLOC_HOST_DEVICE static std::uint64_t units_for(std::size_t bytes) noexcept
+  {
+    return (static_cast<std::uint64_t>(bytes) + unit_bytes - 1u) / unit_bytes;
+  }
+
+  /// Counts runs of `n` units in the free stretches of a map read word by word (bit set = taken).
+  struct slot_counter {
+    std::uint64_t n;
+    std::uint64_t stretch = 0;  // free units ending at the last bit read
+    std::uint64_t slots = 0;
+    DEVALLOC_HOST_DEVICE void add_word(std::uint64_t word, std::uint64_t valid) noexcept
+    {
+      for (unsigned b = 0; b < 64u; ++b) {
+        if (((valid >> b) & 1u) == 0) { break; }
+        if (((word >> b) & 1u) == 0) {
+          ++stretch;
+        } else {
+          close();
+        }
+      }
+    }
+    DEVALLOC_HOST_DEVICE void close() noexcept
+    {
+      if (n != 0) { slots += stretch / n; }
+      stretch = 0;
+    }
+    DEVALLOC_HOST_DEVICE std::size_t finish() noexcept
+    {
+      close();
+      return static_cast<std::size_t>(slots);
+    }
+  };
+
+  detail::page_bitmap map_;
+  std::uint32_t* counts_ = nullptr;  // the run's unit count at its first unit, 0 elsewhere
+  char* data_ = nullptr;
+  std::uint32_t units_ = 0;
+};
+
+}  // namespace creation
+DEVALLOC_NAMESPACE_END
