@@ -530,5 +530,82 @@ TEST(PageBitmap, ClaimTakesTheWantedFreeUnitsOfTheStartWordAroundTakenOnes)
   EXPECT_EQ(full[0], ~std::uint64_t{0});
 }
 
+TEST(PageBitmap, FindRunFindsARunIffOneExistsFromAnyStartInOnePass)
+{
+  // Maps of 1 .. 13 words (fewer and more than a batch of find_run's reads, some with a partial
+  // last word), random taken units, runs of 1 .. 130 units (inside a word, across words, longer than
+  // a word): from every start word, with one pass over the map plus the words a run reaches
+  // (creation::Runs' bound), find_run returns a run of free units iff the map has one, and claims
+  // exactly it.
+  std::uint64_t seed = 0x9E3779B97F4A7C15ull;
+  const auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return seed >> 11;
+  };
+  // Every unit taken but one stretch: the only run (across word and batch boundaries, longer than
+  // a word, at the map's ends) is found from every start word, and a stretch one unit short is not.
+  for (std::uint32_t units : {300u, 777u}) {
+    for (std::uint32_t n : {2u, 9u, 64u, 65u, 130u}) {
+      for (std::uint32_t at : {0u, 1u, 60u, 63u, 126u, 190u, 255u, units - n}) {
+        for (std::uint32_t len : {n - 1u, n}) {
+          if (at + len > units) { continue; }
+          std::vector<std::uint64_t> words(detail::page_bitmap::words_for(units), ~std::uint64_t{0});
+          for (std::uint32_t u = at; u < at + len; ++u) { words[u / 64] &= ~(std::uint64_t{1} << (u % 64)); }
+          const std::vector<std::uint64_t> before = words;
+          const detail::page_bitmap map(words.data(), units);
+          for (std::uint32_t w = 0; w < map.word_count(); ++w) {
+            const std::uint32_t first = map.find_run(w * 64u, n, map.word_count() + n / 64u + 2u);
+            if (len < n) {
+              EXPECT_EQ(first, detail::page_bitmap::none) << "units " << units << " stretch " << at << "+" << len;
+            } else {
+              EXPECT_EQ(first, at) << "units " << units << " n " << n << " at " << at << " start word " << w;
+            }
+            words = before;
+          }
+        }
+      }
+    }
+  }
+  for (std::uint32_t units : {7u, 64u, 100u, 256u, 300u, 512u, 777u, 832u}) {
+    for (int density = 0; density <= 15; density += 3) {
+      std::vector<std::uint64_t> words(detail::page_bitmap::words_for(units), 0);
+      for (std::uint32_t u = 0; u < units; ++u) {
+        if (static_cast<int>(next() % 16u) < density) { words[u / 64] |= std::uint64_t{1} << (u % 64); }
+      }
+      const detail::page_bitmap map(words.data(), units);
+      for (std::uint32_t n : {1u, 2u, 3u, 9u, 17u, 63u, 64u, 65u, 130u}) {
+        // The longest free stretch (the reference).
+        std::uint32_t longest = 0, stretch = 0;
+        for (std::uint32_t u = 0; u < units; ++u) {
+          stretch = ((words[u / 64] >> (u % 64)) & 1u) == 0 ? stretch + 1u : 0u;
+          longest = stretch > longest ? stretch : longest;
+        }
+        for (std::uint32_t w = 0; w < map.word_count(); ++w) {
+          const std::vector<std::uint64_t> before = words;
+          const std::uint32_t first = map.find_run(w * 64u, n, map.word_count() + n / 64u + 2u);
+          if (longest < n) {
+            EXPECT_EQ(first, detail::page_bitmap::none) << "units " << units << " n " << n << " start word " << w;
+            continue;
+          }
+          ASSERT_NE(first, detail::page_bitmap::none)
+            << "units " << units << " n " << n << " start word " << w << ": a run of " << longest << " exists";
+          ASSERT_LE(first + n, units);
+          for (std::uint32_t u = 0; u < units; ++u) {
+            const bool was = ((before[u / 64] >> (u % 64)) & 1u) != 0;
+            const bool is = ((words[u / 64] >> (u % 64)) & 1u) != 0;
+            if (u >= first && u < first + n) {
+              ASSERT_FALSE(was) << "unit " << u << " was taken already";
+              ASSERT_TRUE(is);
+            } else {
+              ASSERT_EQ(was, is) << "unit " << u << " outside the run changed";
+            }
+          }
+          words = before;  // undo (the map views the same storage)
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace devalloc::testing

@@ -15,8 +15,9 @@
 // fill a heap of 16-4096 B requests to 80 % without a failure (Scatter: 10 % failing), but one
 // large size a warp runs 26 % slower than Scatter's batched page claims, every request takes a
 // whole unit (64 B requests use a quarter of 256-byte units), and a request that finds no run
-// reads the map one word at a time, twice around it (a tight heap's failing requests: tens of
-// milliseconds). Prefer `scatter` for small sizes; Runs for mixed sizes of a few hundred bytes up.
+// reads the whole map (four words a latency; before, one word a latency twice around it: a tight
+// heap's failing requests took tens of milliseconds). Prefer `scatter` for small sizes, Runs for
+// mixed sizes of a few hundred bytes up.
 //
 // Layout of the pool: [free map: ceil(units / 64) x 8 B][run counts: units x 4 B][padding to a
 // 256-byte address][data: units x unit_bytes].
@@ -139,7 +140,7 @@ class Runs {
   void release(stream_ref) noexcept {}
 
   /// Device. Thread safe. A run of ceil(bytes / unit_bytes) free units (the first that fits from a
-  /// start hashed by the calling lane, looking through the map at most twice), or nullptr.
+  /// start hashed by the calling lane, looking through the whole map once), or nullptr.
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
     if (bytes == 0 || bytes > static_cast<std::size_t>(units_) * unit_bytes) { return nullptr; }
@@ -149,7 +150,8 @@ class Runs {
     const std::uint32_t key = detail::warp_id() * detail::warp_size + detail::lane_id();
     const auto start =
       static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key * 0x9E3779B9u + n * 0x85EBCA6Bu)} * units_) >> 32);
-    const std::uint32_t first = map_.find_run(start, n, 2u * map_.word_count());
+    // One pass over the map and the words a run from before the start may reach into: every run.
+    const std::uint32_t first = map_.find_run(start, n, map_.word_count() + n / 64u + 2u);
     if (first == detail::page_bitmap::none) { return nullptr; }
     // The claim (acquire) follows the last free of these units (release); the count is read only
     // by a free of this pointer, which the caller orders after this return.

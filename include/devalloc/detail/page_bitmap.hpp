@@ -292,41 +292,56 @@ class page_bitmap {
   }
 
   /// Device. Finds and claims n consecutive free units, scanning up to `max_words` words (at most
-  /// twice the map) from the word of unit `start` onwards; a run never spans the end of the map,
-  /// after the last word the scan continues at word 0. Returns the first unit, or `none`.
+  /// twice the map) from the word of unit `start` onwards, `batch` words read per memory latency;
+  /// a run never spans the end of the map, after the last word the scan continues at word 0 (so
+  /// count + n / 64 + 2 words from any start see every run). Returns the first unit, or `none`.
+  /// (One word a latency, a request that found no run in a full map of 8 GiB / 256 B units read
+  /// 65 000 words one after another: bench/diag/unit_runs.cu, 33-74 ms a tight launch.)
   DEVALLOC_DEVICE std::uint32_t find_run(std::uint32_t start, std::uint32_t n, std::uint32_t max_words) const noexcept
   {
     if (count_ == 0 || n == 0 || n > units_) { return none; }
-    // A run found after the wrap may start anywhere from word 0: twice the map covers every run.
     if (max_words > 2u * count_) { max_words = 2u * count_; }
     std::uint32_t w = (start % units_) / 64u;
     std::uint32_t run = 0;  // free units ending at the top of the previous word (contiguous)
-    for (std::uint32_t seen = 0; seen < max_words; ++seen) {
-      if (w == 0) { run = 0; }
-      const std::uint64_t free_bits = ~atomic_load_relaxed(words_[w]) & valid(w);
-      std::uint32_t first = none;
-      const unsigned low = trailing_ones64(free_bits);
-      if (run > 0 && run + low >= n) {
-        first = w * 64u - run;
-      } else if (n <= 64u) {
-        const std::uint64_t starts = run_starts64(free_bits, n);
-        if (starts != 0) { first = w * 64u + lowest_bit64(starts); }
+    std::uint32_t seen = 0;
+    while (seen < max_words) {
+      std::uint64_t values[batch];
+      DEVALLOC_UNROLL
+      for (std::uint32_t j = 0; j < batch; ++j) {
+        values[j] = seen + j < max_words ? atomic_load_relaxed(words_[wrap(w + j)]) : ~std::uint64_t{0};
       }
-      if (first != none) {
-        const std::uint32_t conflict = claim_run(first, n);
-        if (conflict == none) { return first; }
-        // Lost a race: look at this word again (its free bits changed).
-        run = 0;
-        if (conflict / 64u == w) { continue; }
-        continue;
+      // The words of the batch in order, from registers (an unrolled select, not one unrolled copy
+      // of the test per word: code size); a lost claim reads from its word again.
+      DEVALLOC_NO_UNROLL
+      for (std::uint32_t j = 0; j < batch && seen < max_words; ++j, ++seen) {
+        std::uint64_t value = values[0];
+        DEVALLOC_UNROLL
+        for (std::uint32_t i = 1; i < batch; ++i) { value = i == j ? values[i] : value; }
+        if (w == 0) { run = 0; }
+        const std::uint64_t full_valid = valid(w);
+        const std::uint64_t free_bits = ~value & full_valid;
+        std::uint32_t first = none;
+        const unsigned low = trailing_ones64(free_bits);
+        if (run > 0 && run + low >= n) {
+          first = w * 64u - run;
+        } else if (n <= 64u) {
+          const std::uint64_t starts = run_starts64(free_bits, n);
+          if (starts != 0) { first = w * 64u + lowest_bit64(starts); }
+        }
+        if (first != none) {
+          if (claim_run(first, n) == none) { return first; }
+          // Lost a race: read this word again, in a new batch (its free bits changed).
+          run = 0;
+          ++seen;
+          break;
+        }
+        if (free_bits == full_valid && full_valid == ~std::uint64_t{0}) {
+          run += 64u;
+        } else {
+          run = free_bits == 0 ? 0u : leading_ones64(free_bits | ~full_valid) - (64u - popcount_valid(full_valid));
+        }
+        w = w + 1u == count_ ? 0u : w + 1u;
       }
-      const std::uint64_t full_valid = valid(w);
-      if (free_bits == full_valid && full_valid == ~std::uint64_t{0}) {
-        run += 64u;
-      } else {
-        run = free_bits == 0 ? 0u : leading_ones64(free_bits | ~full_valid) - (64u - popcount_valid(full_valid));
-      }
-      w = w + 1u == count_ ? 0u : w + 1u;
     }
     return none;
   }
