@@ -5,21 +5,21 @@
 //
 //   devalloc-unit-runs [threads=1048576] [lo=2049] [hi=4096] [heap_mib=8192] [unit=256] [reps=11]
 //
-// `unit_runs_ref` is a minimal allocator: a request of s bytes takes ceil(s / unit) consecutive
-// free units of a detail::page_bitmap (find_run from a start hashed by the thread, claim_run's
-// fetch_or), writes the run's length beside its first unit, and a free releases the run. No
-// directory, no size classes, no page states. It answers one question of the two-granularity heap
-// that docs/scatter.md proposes ("Each failing request's steps; pages of 1 and 2 KiB" and the
-// simulations after it): is a run of units as cheap in a roomy heap as Scatter's page of one
-// chunk (2049-4096 B) or of few chunks? The tool times, median of `reps`, the alloc kernel and the
-// free kernel of unit_runs_ref, then of the `scatter` preset, each on its own heap of heap_mib.
+// creation::Runs (the `runs` preset, with the unit given) takes a request of s bytes as
+// ceil(s / unit) consecutive free units of one bitmap: no directory, no size classes, no page
+// states. The tool answers one question of the two-granularity heap (docs/notes/two-granularity-
+// heap.md): is a run of units as cheap in a roomy heap as Scatter's page of one chunk (2049-4096
+// B) or of few chunks, and how full does a tight heap get? It times, median of `reps`, the alloc
+// kernel and the free kernel of Runs, then of the `scatter` preset, each on its own heap. (Its
+// first version, in session 2026-12-07 thirty-sixth, had a hand-written copy of the same
+// algorithm, before creation::Runs existed: results/gpu/2026-12-07_s36_H100/unit-runs.)
 //
 // Environment: UNIT_FILL=f (0 < f <= 1) sizes both heaps to the requests' sum over f instead of
 // heap_mib (devalloc-bench's fill cells: 0.8 and 0.9 are its tight ones), so that the failed
 // counts compare a run's packing with Scatter's classes in a tight heap.
 //
-// A diagnostic, not part of the benchmark and not an allocator of the library: its figures are not
-// records of devalloc-bench. CUDA only (nvcc).
+// A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench. CUDA
+// only (nvcc).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -32,36 +32,20 @@
 
 namespace {
 
-/// Runs of `1 << shift`-byte units of one bitmap (trivially copyable; the memory is unit_runs').
-struct unit_runs_ref {
-  devalloc::detail::page_bitmap map;
-  unsigned char* base = nullptr;
-  std::uint32_t* lengths = nullptr;  // the run's unit count at its first unit, 0 elsewhere
-  unsigned shift = 8;
+/// creation::Runs with units of U bytes, as the `runs` preset otherwise.
+template <std::uint32_t U>
+struct unit_config : devalloc::creation::RunsConfig {
+  static constexpr std::uint32_t unit_bytes = U;
+};
+template <std::uint32_t U>
+using runs_heap =
+  devalloc::Allocator<devalloc::creation::Runs<unit_config<U>>, devalloc::distribution::Noop, devalloc::oom::ReturnNull,
+                      devalloc::reserve_pool::CudaMalloc, devalloc::alignment::Shrink<16>>;
 
-  /// A run of ceil(bytes / unit) units, or nullptr (none found within two passes over the map).
-  __device__ void* alloc(std::size_t bytes) const
-  {
-    if (bytes == 0) { return nullptr; }
-    const auto n = static_cast<std::uint32_t>((bytes + (std::size_t{1} << shift) - 1u) >> shift);
-    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    const std::uint32_t units = map.word_count() * 64u;
-    const std::uint32_t start =
-      static_cast<std::uint32_t>((std::uint64_t{devalloc::detail::mix32(i * 0x9E3779B9u + 0x7F4A7C15u)} * units) >> 32);
-    const std::uint32_t first = map.find_run(start, n, 2u * map.word_count());
-    if (first == devalloc::detail::page_bitmap::none) { return nullptr; }
-    devalloc::detail::device_atomic<std::uint32_t>(lengths[first]).store(n, devalloc::detail::memory_order_relaxed);
-    return base + (static_cast<std::size_t>(first) << shift);
-  }
-
-  /// Releases the run that starts at p (a pointer alloc returned).
-  __device__ void dealloc(void* p) const
-  {
-    const auto u = static_cast<std::uint32_t>((static_cast<unsigned char*>(p) - base) >> shift);
-    const std::uint32_t n =
-      devalloc::detail::device_atomic<std::uint32_t>(lengths[u]).exchange(0u, devalloc::detail::memory_order_relaxed);
-    if (n != 0) { map.release(u, n); }
-  }
+/// A type carried by value into a generic lambda.
+template <class T>
+struct heap_tag {
+  using type = T;
 };
 
 float median(std::vector<float> v)
@@ -149,17 +133,29 @@ int main(int argc, char** argv)
   cudaStream_t stream{};
   DEVALLOC_CUDA_TRY(cudaStreamCreate(&stream));
   {
-    const auto units = static_cast<std::uint32_t>(bytes >> shift);
-    devalloc::buffer<std::uint64_t> words(devalloc::detail::page_bitmap::words_for(units));
-    devalloc::buffer<std::uint32_t> lengths(units);
-    devalloc::buffer<unsigned char> data(bytes);
-    unit_runs_ref runs;
-    runs.map = devalloc::detail::page_bitmap(words.data(), units);
-    runs.base = data.data();
-    runs.lengths = lengths.data();
-    runs.shift = shift;
-    std::printf("unit runs: %u units of %u B\n", units, unit);
-    time_kernels("unit-runs", runs, n, lo, hi, reps, stream);
+    const auto run = [&](auto tag) {
+      using heap_type = typename decltype(tag)::type;
+      heap_type heap(bytes, stream);
+      std::printf("runs: %u units of %u B\n", heap.handle().creation().units(), unit);
+      time_kernels("runs", heap.handle(), n, lo, hi, reps, stream);
+    };
+    switch (unit) {
+      case 64:
+        run(heap_tag<runs_heap<64>>{});
+        break;
+      case 128:
+        run(heap_tag<runs_heap<128>>{});
+        break;
+      case 256:
+        run(heap_tag<runs_heap<256>>{});
+        break;
+      case 512:
+        run(heap_tag<runs_heap<512>>{});
+        break;
+      default:
+        std::fprintf(stderr, "unit: 64, 128, 256 or 512\n");
+        return 2;
+    }
   }
   {
     devalloc::presets::scatter heap(bytes, stream);
