@@ -20,10 +20,8 @@
 // compiles this file and prints its kernels' registers without a GPU.
 //
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 #include <devalloc/devalloc.hpp>
 
@@ -37,16 +35,9 @@ namespace {
 using heap_type = devalloc::presets::PLAIN_PRESET;
 using handle_type = heap_type::handle_type;
 
-// The kernels (one definition, shared with devalloc-bench's registers test and tools/kernel-regs).
+// The kernels (one definition, shared with devalloc-bench's registers test and tools/kernel-regs;
+// devalloc_diag::time_plain_kernels launches all three).
 const auto one_alloc = devalloc_diag::one_alloc<handle_type>;
-const auto one_alloc_touch = devalloc_diag::one_alloc_touch<handle_type>;
-const auto one_free = devalloc_diag::one_free<handle_type>;
-
-float median(std::vector<float> v)
-{
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 }  // namespace
 
@@ -64,7 +55,6 @@ int main(int argc, char** argv)
   const bool fresh = std::getenv("PLAIN_FRESH") != nullptr && std::atoi(std::getenv("PLAIN_FRESH")) != 0;
   const bool touch = std::getenv("PLAIN_TOUCH") != nullptr && std::atoi(std::getenv("PLAIN_TOUCH")) != 0;
   constexpr int block = 256;
-  const unsigned grid = (n + block - 1) / block;
   cudaFuncAttributes attr{};
   DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&attr, one_alloc));
   int resident = 0;
@@ -76,43 +66,15 @@ int main(int argc, char** argv)
   DEVALLOC_CUDA_TRY(cudaStreamCreate(&stream));
   {
     heap_type heap(mib << 20, stream);
-    devalloc::buffer<void*> out(n);
-    devalloc::buffer<unsigned long long> failed(1);
-    cudaEvent_t t0{}, t1{}, t2{};
-    DEVALLOC_CUDA_TRY(cudaEventCreate(&t0));
-    DEVALLOC_CUDA_TRY(cudaEventCreate(&t1));
-    DEVALLOC_CUDA_TRY(cudaEventCreate(&t2));
-    std::vector<float> alloc_ms, free_ms;
-    unsigned long long fails = 0;
-    for (int r = 0; r < reps; ++r) {
-      if (fresh) { heap.reset(stream); }
-      DEVALLOC_CUDA_TRY(cudaMemsetAsync(failed.data(), 0, sizeof(unsigned long long), stream));
-      DEVALLOC_CUDA_TRY(cudaEventRecord(t0, stream));
-      (touch ? one_alloc_touch : one_alloc)<<<grid, block, 0, stream>>>(heap.handle(), out.data(), lo, hi - lo + 1u, n);
-      DEVALLOC_CUDA_TRY(cudaGetLastError());
-      DEVALLOC_CUDA_TRY(cudaEventRecord(t1, stream));
-      one_free<<<grid, block, 0, stream>>>(heap.handle(), out.data(), n, failed.data());
-      DEVALLOC_CUDA_TRY(cudaGetLastError());
-      DEVALLOC_CUDA_TRY(cudaEventRecord(t2, stream));
-      DEVALLOC_CUDA_TRY(cudaEventSynchronize(t2));
-      float a = 0, f = 0;
-      DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&a, t0, t1));
-      DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&f, t1, t2));
-      alloc_ms.push_back(a);
-      free_ms.push_back(f);
-      unsigned long long k = 0;
-      DEVALLOC_CUDA_TRY(cudaMemcpy(&k, failed.data(), sizeof k, cudaMemcpyDeviceToHost));
-      fails += k;
-    }
-    const double a = median(alloc_ms), f = median(free_ms);
+    const devalloc_diag::plain_timing t =
+      devalloc_diag::time_plain_kernels(heap.handle(), n, lo, hi, reps, touch, stream, [&] {
+        if (fresh) { heap.reset(stream); }
+      });
     std::printf(
       "%s%sthreads %u, sizes %u-%u B, heap %zu MiB, %d reps: alloc %.3f ms (%.2f G/s, first %.3f ms), "
       "free %.3f ms (%.2f G/s), failed %llu\n",
-      fresh ? "fresh heaps, " : "", touch ? "touched, " : "", n, lo, hi, mib, reps, a, n / a / 1e6, alloc_ms.front(), f,
-      n / f / 1e6, fails);
-    DEVALLOC_CUDA_TRY(cudaEventDestroy(t0));
-    DEVALLOC_CUDA_TRY(cudaEventDestroy(t1));
-    DEVALLOC_CUDA_TRY(cudaEventDestroy(t2));
+      fresh ? "fresh heaps, " : "", touch ? "touched, " : "", n, lo, hi, mib, reps, t.alloc_ms, n / t.alloc_ms / 1e6,
+      t.first_alloc_ms, t.free_ms, n / t.free_ms / 1e6, t.failed);
   }
   DEVALLOC_CUDA_TRY(cudaStreamDestroy(stream));
   return 0;

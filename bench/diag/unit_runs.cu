@@ -20,11 +20,9 @@
 //
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench. CUDA
 // only (nvcc).
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 #include <devalloc/devalloc.hpp>
 
@@ -48,56 +46,17 @@ struct heap_tag {
   using type = T;
 };
 
-float median(std::vector<float> v)
-{
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-/// Median alloc and free times of `reps` launches of the plain kernels over `heap` (a free-all
-/// after each alloc launch), and the requests that got nothing.
+/// Times the plain kernels over `heap` (touching each allocation) and prints one line.
 template <class Handle>
 void time_kernels(const char* name, Handle heap, unsigned n, unsigned lo, unsigned hi, int reps, cudaStream_t stream)
 {
-  devalloc::buffer<void*> out(n);
-  devalloc::buffer<unsigned long long> failed(1);
-  constexpr int block = 256;
-  const unsigned grid = (n + block - 1) / block;
-  cudaEvent_t t0{}, t1{}, t2{};
-  DEVALLOC_CUDA_TRY(cudaEventCreate(&t0));
-  DEVALLOC_CUDA_TRY(cudaEventCreate(&t1));
-  DEVALLOC_CUDA_TRY(cudaEventCreate(&t2));
-  std::vector<float> alloc_ms, free_ms;
-  unsigned long long fails = 0;
-  for (int r = 0; r < reps; ++r) {
-    DEVALLOC_CUDA_TRY(cudaMemsetAsync(failed.data(), 0, sizeof(unsigned long long), stream));
-    DEVALLOC_CUDA_TRY(cudaEventRecord(t0, stream));
-    devalloc_diag::one_alloc_touch<Handle><<<grid, block, 0, stream>>>(heap, out.data(), lo, hi - lo + 1u, n);
-    DEVALLOC_CUDA_TRY(cudaGetLastError());
-    DEVALLOC_CUDA_TRY(cudaEventRecord(t1, stream));
-    devalloc_diag::one_free<Handle><<<grid, block, 0, stream>>>(heap, out.data(), n, failed.data());
-    DEVALLOC_CUDA_TRY(cudaGetLastError());
-    DEVALLOC_CUDA_TRY(cudaEventRecord(t2, stream));
-    DEVALLOC_CUDA_TRY(cudaEventSynchronize(t2));
-    float a = 0, f = 0;
-    DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&a, t0, t1));
-    DEVALLOC_CUDA_TRY(cudaEventElapsedTime(&f, t1, t2));
-    alloc_ms.push_back(a);
-    free_ms.push_back(f);
-    unsigned long long k = 0;
-    DEVALLOC_CUDA_TRY(cudaMemcpy(&k, failed.data(), sizeof k, cudaMemcpyDeviceToHost));
-    fails += k;
-  }
+  const devalloc_diag::plain_timing t = devalloc_diag::time_plain_kernels(heap, n, lo, hi, reps, true, stream, [] {});
   cudaFuncAttributes attr{};
   DEVALLOC_CUDA_TRY(cudaFuncGetAttributes(&attr, devalloc_diag::one_alloc_touch<Handle>));
-  const double a = median(alloc_ms), f = median(free_ms);
   std::printf(
     "%-10s threads %u, sizes %u-%u B, %d reps: alloc %.3f ms (%.2f G/s), free %.3f ms (%.2f G/s), failed %llu, "
     "%d registers\n",
-    name, n, lo, hi, reps, a, n / a / 1e6, f, n / f / 1e6, fails, attr.numRegs);
-  DEVALLOC_CUDA_TRY(cudaEventDestroy(t0));
-  DEVALLOC_CUDA_TRY(cudaEventDestroy(t1));
-  DEVALLOC_CUDA_TRY(cudaEventDestroy(t2));
+    name, n, lo, hi, reps, t.alloc_ms, n / t.alloc_ms / 1e6, t.free_ms, n / t.free_ms / 1e6, t.failed, attr.numRegs);
 }
 
 }  // namespace
