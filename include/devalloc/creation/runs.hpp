@@ -28,7 +28,10 @@
 //     the bits it saw).
 //   * destroy(p): p must be a pointer create() returned; a pointer not at a unit boundary, inside a
 //     run, or outside the data area gives invalid_pointer; a second free of a run whose units are
-//     still free gives double_free; neither changes anything.
+//     still free gives double_free; neither changes anything. The policy keeps no history, so a
+//     unit-aligned pointer on free memory that no run ever started at also reads as double_free,
+//     and of two racing frees of one run the loser may read invalid_pointer (the winner has not
+//     released the units yet): either way counted as misuse, nothing changed.
 //   * available_slots(n): the runs of n bytes that fit in the free stretches (a run is placed at
 //     the first fit from a hashed start, so one allocation can split a stretch: not exact).
 #pragma once
