@@ -6,9 +6,9 @@
 #
 #   DEVALLOC_COMMIT=<hash> bash scripts/gpu-prebuilt.sh tests ARCHIVE
 #     ARCHIVE: tar.xz of the stripped gtest binaries devalloc_{scatter_tests,circular,lists,fdg,
-#     coalesce,scatter_override,conformance}_cuda. Runs each suite, the conformance factories of
+#     coalesce,scatter_override,runs,conformance}_cuda. Runs each suite, the conformance factories of
 #     the seed allocators (Scatter, XMallocSIMD, FDGMalloc, coalescing, the Circular family,
-#     UnsafeWrap), Scatter's failure classes and fragmentation tests x10, and compute-sanitizer
+#     UnsafeWrap) and of Runs, Scatter's failure classes and fragmentation tests x10, and compute-sanitizer
 #     memcheck of the Scatter and Circular suites and synccheck of the Scatter suite and the
 #     conformance suite's concurrent cases; the logs go to $OUT/test-logs.tar.gz (one file:
 #     the device tool returns few).
@@ -36,7 +36,7 @@ case "$mode" in
     header > "$logs/tests/gpus.txt"
     cat "$logs/tests/gpus.txt"
     for b in devalloc_scatter_tests_cuda devalloc_circular_cuda devalloc_lists_cuda devalloc_fdg_cuda \
-             devalloc_coalesce_cuda devalloc_scatter_override_cuda; do
+             devalloc_coalesce_cuda devalloc_scatter_override_cuda devalloc_runs_cuda; do
       s=$(date +%s)
       timeout 200 "$bin/$b" --gtest_brief=1 > "$logs/tests/test-${b#devalloc_}.log" 2>&1
       echo "== $b rc=$? $(($(date +%s) - s))s"
@@ -45,8 +45,8 @@ case "$mode" in
     done
     s=$(date +%s)
     timeout 200 "$bin/devalloc_conformance_cuda" --gtest_brief=1 \
-      --gtest_filter='*Scatter*:*XMalloc*:*FDG*:*Coalesce*:*Circular*:*Wrap*' > "$logs/tests/conformance-selected.log" 2>&1
-    echo "== conformance (Scatter, XMalloc, FDG, Coalesce, Circular, Wrap factories) rc=$? $(($(date +%s) - s))s"
+      --gtest_filter='*Scatter*:*XMalloc*:*FDG*:*Coalesce*:*Circular*:*Wrap*:*Runs*' > "$logs/tests/conformance-selected.log" 2>&1
+    echo "== conformance (Scatter, XMalloc, FDG, Coalesce, Circular, Wrap, Runs factories) rc=$? $(($(date +%s) - s))s"
     grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|tests? ran" "$logs/tests/conformance-selected.log" | head -4
     for _ in $(seq 10); do
       "$bin/devalloc_scatter_tests_cuda" --gtest_brief=1 \
