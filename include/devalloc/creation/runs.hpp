@@ -191,15 +191,15 @@ class Runs {
   }
 
   /// Device. Runs of `slot_bytes` that fit in the free stretches of the map (one thread reads the
-  /// whole map). Not synchronized with concurrent alloc/dealloc.
+  /// whole map, a step per free stretch: detail::free_stretch_counter). Not synchronized with concurrent alloc/dealloc.
   DEVALLOC_DEVICE std::size_t available_slots(std::size_t slot_bytes) const noexcept
   {
     if (slot_bytes == 0) { return 0; }
-    slot_counter counter{units_for(slot_bytes)};
+    detail::free_stretch_counter counter{units_for(slot_bytes)};
     for (std::uint32_t w = 0; w < map_.word_count(); ++w) {
       counter.add_word(detail::atomic_load_relaxed(map_.words()[w]), map_.valid(w));
     }
-    return counter.finish();
+    return static_cast<std::size_t>(counter.finish());
   }
 
   /// Host. The same count from a copy of the map. No kernel may be changing the heap meanwhile.
@@ -208,9 +208,9 @@ class Runs {
     if (slot_bytes == 0) { return 0; }
     std::vector<std::uint64_t> words(map_.word_count());
     detail::backend::copy_to_host(words.data(), map_.words(), words.size() * sizeof(std::uint64_t), stream);
-    slot_counter counter{units_for(slot_bytes)};
+    detail::free_stretch_counter counter{units_for(slot_bytes)};
     for (std::uint32_t w = 0; w < map_.word_count(); ++w) { counter.add_word(words[w], map_.valid(w)); }
-    return counter.finish();
+    return static_cast<std::size_t>(counter.finish());
   }
 
   /// Host. "Runs<unit_bytes=...>" (every setting of its config).
@@ -225,34 +225,6 @@ class Runs {
   {
     return (static_cast<std::uint64_t>(bytes) + unit_bytes - 1u) / unit_bytes;
   }
-
-  /// Counts runs of `n` units in the free stretches of a map read word by word (bit set = taken).
-  struct slot_counter {
-    std::uint64_t n;
-    std::uint64_t stretch = 0;  // free units ending at the last bit read
-    std::uint64_t slots = 0;
-    DEVALLOC_HOST_DEVICE void add_word(std::uint64_t word, std::uint64_t valid) noexcept
-    {
-      for (unsigned b = 0; b < 64u; ++b) {
-        if (((valid >> b) & 1u) == 0) { break; }
-        if (((word >> b) & 1u) == 0) {
-          ++stretch;
-        } else {
-          close();
-        }
-      }
-    }
-    DEVALLOC_HOST_DEVICE void close() noexcept
-    {
-      if (n != 0) { slots += stretch / n; }
-      stretch = 0;
-    }
-    DEVALLOC_HOST_DEVICE std::size_t finish() noexcept
-    {
-      close();
-      return static_cast<std::size_t>(slots);
-    }
-  };
 
   detail::page_bitmap map_;
   std::uint32_t* counts_ = nullptr;  // the run's unit count at its first unit, 0 elsewhere

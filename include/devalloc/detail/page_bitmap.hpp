@@ -80,6 +80,49 @@ DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE std::uint64_t run_starts64(std::uint64
   return t;
 }
 
+/// Counts the runs of `n` units that fit in the free stretches of a map read word by word, in
+/// order (bit set = taken): a stretch is cut by taken units and by the map's end, and holds
+/// stretch / n runs. A word costs one step per free stretch it holds (trailing_ones64), not one
+/// per bit: a count over the map of an 8 GiB heap of 256-byte units is 2^19 words. Used by
+/// getAvailableSlots of creation::Runs (device: one thread reads the whole map; host: a copy).
+struct free_stretch_counter {
+  std::uint64_t n;            ///< units a run takes (0: counts nothing)
+  std::uint64_t stretch = 0;  ///< free units ending at the last bit read
+  std::uint64_t runs = 0;     ///< runs of closed stretches
+
+  /// The next word of the map; `valid` are the bits of it that stand for units (page_bitmap::valid:
+  /// the low bits, all 64 but in the last word).
+  DEVALLOC_HOST_DEVICE void add_word(std::uint64_t word, std::uint64_t valid) noexcept
+  {
+    const unsigned bits = ~valid == 0 ? 64u : trailing_ones64(valid);
+    const std::uint64_t free_bits = ~word & valid;
+    const std::uint64_t taken_bits = word & valid;
+    unsigned pos = 0;
+    while (pos < bits) {
+      const unsigned f = trailing_ones64(free_bits >> pos);  // free units from pos (< 64 - pos unless all)
+      const unsigned free_here = f < bits - pos ? f : bits - pos;
+      stretch += free_here;
+      pos += free_here;
+      if (pos >= bits) { break; }
+      close();
+      const unsigned t = trailing_ones64(taken_bits >> pos);
+      pos += t < bits - pos ? t : bits - pos;
+    }
+  }
+  /// Ends the current stretch (a taken unit, or the map's end).
+  DEVALLOC_HOST_DEVICE void close() noexcept
+  {
+    if (n != 0) { runs += stretch / n; }
+    stretch = 0;
+  }
+  /// The count, after the map's last word.
+  DEVALLOC_HOST_DEVICE std::uint64_t finish() noexcept
+  {
+    close();
+    return runs;
+  }
+};
+
 /// View of a page bitmap: `words` 64-bit words covering `units` units (the bits of the last word
 /// beyond `units` are never handed out). Trivially copyable; the words live in the caller's memory
 /// and start zero (every unit free).

@@ -66,8 +66,9 @@ class multi_page : public fill<Config> {
   /// the thesis scan the page table from the end of the heap, one page state at a time, and every
   /// request of a kernel scans the same pages). The scan starts at a multiple of the page count
   /// scattered by the calling lane's warp and lane (requests of one kernel look at different parts
-  /// of the heap), reads 64 pages per word and finds runs inside a word with shifts; it wraps once
-  /// around the map.
+  /// of the heap), reads 64 pages per word, four words a latency, and finds runs inside a word with
+  /// shifts; it goes once around the map (word_count + need / 64 + 2 words from any start see every
+  /// run: page_bitmap::find_run), so a request that fails reads each word once, not twice.
   DEVALLOC_DEVICE void* alloc_pages(std::size_t bytes) const noexcept
   {
     const std::uint64_t need64 = pages_needed(bytes);
@@ -79,7 +80,7 @@ class multi_page : public fill<Config> {
     const std::uint32_t places = pages_ / need;
     const std::uint32_t start =
       detail::mix32(detail::warp_id() * detail::warp_size + detail::lane_id() + need * 0x9E3779B9u) % places * need;
-    const std::uint32_t first = free_map_.find_run(start, need, 2u * free_map_.word_count());
+    const std::uint32_t first = free_map_.find_run(start, need, free_map_.word_count() + need / 64u + 2u);
     if (first == detail::page_bitmap::none) { return nullptr; }
     take_pages(first, need);
     return page_data(first);
