@@ -12,12 +12,21 @@
 // Not in the seed papers. Its measured place (H100, bench/diag/unit_runs.cu, the same plain
 // kernels as Scatter, results/gpu/2026-12-07_s36_H100/unit-runs): 256-byte units serve sizes
 // uniform in 16-4096 B at 2^20 / 2^17 threads at 3.99 / 3.67 G allocs/s (Scatter 3.22 / 2.54),
-// fill a heap of 16-4096 B requests to 80 % without a failure (Scatter: 10 % failing), but one
-// large size a warp runs 26 % slower than Scatter's batched page claims, every request takes a
-// whole unit (64 B requests use a quarter of 256-byte units), and a request that finds no run
-// reads the whole map (four words a latency; before, one word a latency twice around it: a tight
-// heap's failing requests took tens of milliseconds). Prefer `scatter` for small sizes, Runs for
-// mixed sizes of a few hundred bytes up.
+// fill a heap of 16-4096 B requests to 80 % without a failure (Scatter: 10 % failing), but every
+// request takes a whole unit (64 B requests use a quarter of 256-byte units), and a request that
+// finds no run reads the whole map (four words a latency). Prefer `scatter` for small sizes, Runs
+// for mixed sizes of a few hundred bytes up.
+//
+// The lanes that call create together take one run for all of them when one lies near the first
+// lane's start (combine: Blach's coalescing of a warp's requests, each part with its own count,
+// freed on its own). Measured against the lane-by-lane claims (H100, results/gpu/
+// 2026-12-07_s37_H100/runs-combined, plain kernels of the `runs` preset, 2^20 threads, 8 GiB):
+// 16-4096 B 3.96 -> 4.83 G allocs/s (2^17: 3.31 -> 4.18 G), 2049-4096 B 3.92 -> 4.09 G, 256 B 4.37 ->
+// 6.62 G, 16 B 4.87 -> 7.92 G, frees 12-15 -> 15-36 G; 512-8192 B 3.83 -> 3.47 G (a warp's sum is
+// often over combine_most units, and the lanes pay for the look first). Tight heaps of 16-4096 B
+// (unit_runs, 3 launches): at 90 % none of the requests fails where 10 % did (a warp's run leaves
+// no gaps between its parts), 2^20 threads in 4.6 ms instead of 146 ms; at 80 % 2^17 threads 0.46
+// -> 0.74 G, 2^20 threads 3.10 -> 2.22 G.
 //
 // Layout of the pool: [free map: ceil(units / 64) x 8 B][run counts: units x 4 B][padding to a
 // 256-byte address][data: units x unit_bytes].
@@ -25,7 +34,9 @@
 //   * create(n): a pointer to unit_bytes-aligned memory (the data area starts at a 256-byte
 //     address, so pointers are aligned to min(unit_bytes, 256)), or nullptr when no run of
 //     ceil(n / unit_bytes) free units is found. Thread safe; lock-free (a lost claim retries with
-//     the bits it saw).
+//     the bits it saw). Any subset of a warp may call it together (the lanes' collective steps
+//     use the mask of the lanes present); their runs are then often adjacent, never promised so
+//     (traits: warp_contiguous false).
 //   * destroy(p): p must be a pointer create() returned; a pointer not at a unit boundary, inside a
 //     run, or outside the data area gives invalid_pointer; a second free of a run whose units are
 //     still free gives double_free; neither changes anything. The policy keeps no history, so a
@@ -146,8 +157,13 @@ class Runs {
   /// start hashed by the calling lane, looking through the whole map once), or nullptr.
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
-    if (bytes == 0 || bytes > static_cast<std::size_t>(units_) * unit_bytes) { return nullptr; }
-    const auto n = static_cast<std::uint32_t>((bytes + unit_bytes - 1u) / unit_bytes);
+    // The lanes that call together (any subset of a warp) first try one run for all of them
+    // (below, combine); a lane whose request is 0 or larger than the heap takes part with 0 units.
+    const bool valid = bytes != 0 && bytes <= static_cast<std::size_t>(units_) * unit_bytes;
+    const auto n = valid ? static_cast<std::uint32_t>((bytes + unit_bytes - 1u) / unit_bytes) : 0u;
+    const std::uint32_t combined = combine(n);
+    if (!valid) { return nullptr; }
+    if (combined != detail::page_bitmap::none) { return start_run(combined, n); }
     // Lanes start apart (a claim of one word by many lanes at once would retry), the same lane at
     // the same place: a thread's allocations pack where it last found room.
     const std::uint32_t key = detail::warp_id() * detail::warp_size + detail::lane_id();
@@ -156,10 +172,7 @@ class Runs {
     // One pass over the map and the words a run from before the start may reach into: every run.
     const std::uint32_t first = map_.find_run(start, n, map_.word_count() + n / 64u + 2u);
     if (first == detail::page_bitmap::none) { return nullptr; }
-    // The claim (acquire) follows the last free of these units (release); the count is read only
-    // by a free of this pointer, which the caller orders after this return.
-    detail::device_atomic<std::uint32_t>(counts_[first]).store(n, detail::memory_order_relaxed);
-    return data_ + static_cast<std::size_t>(first) * unit_bytes;
+    return start_run(first, n);
   }
 
   /// Device. Thread safe. Releases the run that starts at `p`; see the contract above for the
@@ -220,6 +233,45 @@ class Runs {
   DEVALLOC_HOST_DEVICE std::uint32_t units() const noexcept { return units_; }
 
  private:
+  /// Most units the lanes of one call take as one run (combine): 16 map words.
+  static constexpr std::uint32_t combine_most = 1024;
+
+  /// Device. The calling lanes' requests as one run (coalescing, Blach's per-warp allocation, and
+  /// the batched claims of Scatter's pages): the lowest calling lane looks for a run of the lanes'
+  /// summed units near its hashed start (a few map words: a heap without such a run nearby sends
+  /// every lane its own way at the cost of those reads) and each lane gets the units of its prefix
+  /// sum. Returns the caller's first unit, or `none` (one caller, a sum of 0 or over combine_most
+  /// units, or no run found). Each part gets its own count (start_run): it is freed on its own, like
+  /// any run. Every lane of the call runs the same collective steps (no lane-dependent exit before
+  /// them: the callers' mask is the set of lanes here now).
+  DEVALLOC_DEVICE std::uint32_t combine(std::uint32_t n) const noexcept
+  {
+    const std::uint32_t mask = detail::active_mask();
+    if (detail::popcount(mask) < 2u) { return detail::page_bitmap::none; }
+    std::uint32_t below = 0;
+    const std::uint32_t total = detail::group_sum(mask, n, below);
+    if (total == 0 || total > combine_most || total > units_) { return detail::page_bitmap::none; }
+    const unsigned leader = detail::leader_lane(mask);
+    std::uint32_t first = detail::page_bitmap::none;
+    if (detail::lane_id() == leader) {
+      const std::uint32_t key = detail::warp_id() * detail::warp_size + leader;
+      const auto start = static_cast<std::uint32_t>(
+        (std::uint64_t{detail::mix32(key * 0x9E3779B9u + total * 0x85EBCA6Bu)} * units_) >> 32);
+      first = map_.find_run(start, total, 2u * detail::page_bitmap::batch + total / 64u + 2u);
+    }
+    first = detail::shuffle(mask, first, leader);
+    return first == detail::page_bitmap::none || n == 0 ? detail::page_bitmap::none : first + below;
+  }
+
+  /// Device. Records a claimed run of n units at `first` and returns its memory. The claim
+  /// (acquire) follows the last free of these units (release); the count is read only by a free
+  /// of this pointer, which the caller orders after the return.
+  DEVALLOC_DEVICE void* start_run(std::uint32_t first, std::uint32_t n) const noexcept
+  {
+    detail::device_atomic<std::uint32_t>(counts_[first]).store(n, detail::memory_order_relaxed);
+    return data_ + static_cast<std::size_t>(first) * unit_bytes;
+  }
+
   /// Units a request of `bytes` takes.
   DEVALLOC_HOST_DEVICE static std::uint64_t units_for(std::size_t bytes) noexcept
   {
