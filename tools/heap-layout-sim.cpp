@@ -13,7 +13,9 @@
 // each with an open page; a slot whose page is full opens a free aligned page (first such page from
 // a random map word); with none left the request takes room in any open page of its class, then
 // of a larger class up to twice its size, else fails. A larger request takes a run of ceil(s / U)
-// units (the first run from a random map word, wrapping), else fails. U = 4096 with T = 4096 is
+// units (the first run from a random map word, wrapping), else fails. A layout may count `meta`
+// bytes of bookkeeping per unit inside the pool (the heap is then the demand over f, less its
+// tables: as fill_anatomy sizes its pools). U = 4096 with T = 4096 is
 // Scatter's layout (K = 528: an H100's slot count; the GPU's fill_anatomy fails 9.1 / 17.4 % at
 // 80 / 90 %, this model 8.6 / 17.0 %). Prints a markdown table: failed requests (class and run
 // requests apart), and the heap's bytes as stranded (free chunks of open pages), fragments (free
@@ -56,6 +58,7 @@ struct Result {
 
 struct Layout {
   int U, T, K, Ps, Cs;  // Ps = P_small (4096 = existing behaviour), Cs = C_small (ignored when Ps == 4096)
+  double meta = 0;      // bookkeeping bytes per unit inside the pool (0: the heap is all data)
   int unitBytes() const
   {
     return U == 4096 ? Ps : U;
@@ -224,7 +227,9 @@ Result simulate(int N, const Layout& L, double f, u64 seed)
     dem[i] = s;
     sumDem += s;
   }
-  long long H = (long long)((double)sumDem / f) / 4096 * 4096;
+  // The pool is the demand over f; with `meta` bytes of bookkeeping a unit (Scatter: state,
+  // bitfield, region counter and map bit, 12.4 B a page) the data area is its unit share.
+  long long H = (long long)((double)sumDem / f * L.unitBytes() / (L.unitBytes() + L.meta)) / 4096 * 4096;
   int UB = L.unitBytes();
   Sim S(seed * 104729 + 3);
   S.U = UB;
@@ -383,6 +388,14 @@ int main()
           for (int Cs : {256, 512}) layouts.push_back({U, T, K, Ps, Cs});
       }
   layouts.push_back({4096, 4096, 528, 4096, 0});
+  // One granularity in Scatter itself (pagesize 256 / 512: every request above a page a run), with
+  // and without its page tables in the pool (H100 fill_anatomy, session 37: 256 B pages fail 0 /
+  // 3.07 % at 80 / 90 %, 512 B pages 0 / 4.53 %), and today's layout with its tables.
+  for (double meta : {0.0, 12.375}) {
+    layouts.push_back({256, 256, 528, 256, 256, meta});
+    layouts.push_back({512, 512, 528, 512, 512, meta});
+  }
+  layouts.push_back({4096, 4096, 528, 4096, 0, 12.375});
   for (int Ps : {1024, 2048})
     for (int Cs : {256, 512}) layouts.push_back({4096, 4096, 528, Ps, Cs});
   vector<Job> jobs;
@@ -393,9 +406,10 @@ int main()
   double secs = chrono::duration<double>(chrono::steady_clock::now() - t0).count();
 
   printf(
-    "| U | T | K | P_small | C_small | N | f | fail %% | (class / large fail %%) | strand %% | frag %% | free whole 4K "
+    "| U | T | K | P_small | C_small | meta B/unit | N | f | fail %% | (class / large fail %%) | strand %% | frag %% | "
+    "free whole 4K "
     "pages %% | page-tail %% | used %% | rounding |\n");
-  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (auto& j : jobs) {
     const Result& m = j.mean;
     char cs[16];
@@ -403,9 +417,10 @@ int main()
       snprintf(cs, sizeof cs, "-");
     else
       snprintf(cs, sizeof cs, "%d", j.L.Cs);
-    printf("| %d | %d | %d | %d | %s | %d | %.1f | %.3f | %.3f / %.3f | %.2f | %.2f | %.2f | %.2f | %.2f | %.4f |\n",
-           j.L.U, j.L.T, j.L.K, j.L.Ps, cs, j.N, j.f, m.fail, m.classFail, m.largeFail, m.strand, m.frag, m.freepg,
-           m.tail, m.used, m.round);
+    printf(
+      "| %d | %d | %d | %d | %s | %.1f | %d | %.1f | %.3f | %.3f / %.3f | %.2f | %.2f | %.2f | %.2f | %.2f | %.4f |\n",
+      j.L.U, j.L.T, j.L.K, j.L.Ps, cs, j.L.meta, j.N, j.f, m.fail, m.classFail, m.largeFail, m.strand, m.frag, m.freepg,
+      m.tail, m.used, m.round);
   }
   fprintf(stderr, "%ld simulations, all accounting checks passed, %.1f s on %d threads\n", g_checks.load(), secs,
           nthreads);
