@@ -22,11 +22,11 @@
 // freed on its own). Measured against the lane-by-lane claims (H100, results/gpu/
 // 2026-12-07_s37_H100/runs-combined, plain kernels of the `runs` preset, 2^20 threads, 8 GiB):
 // 16-4096 B 3.96 -> 4.83 G allocs/s (2^17: 3.31 -> 4.18 G), 2049-4096 B 3.92 -> 4.09 G, 256 B 4.37 ->
-// 6.62 G, 16 B 4.87 -> 7.92 G, frees 12-15 -> 15-36 G; 512-8192 B 3.83 -> 3.47 G (a warp's sum is
-// often over combine_most units, and the lanes pay for the look first). Tight heaps of 16-4096 B
-// (unit_runs, 3 launches): at 90 % none of the requests fails where 10 % did (a warp's run leaves
-// no gaps between its parts), 2^20 threads in 4.6 ms instead of 146 ms; at 80 % 2^17 threads 0.46
-// -> 0.74 G, 2^20 threads 3.10 -> 2.22 G.
+// 6.62 G, 16 B 4.87 -> 7.92 G, frees 11-15 -> 13-36 G; slower: 512-8192 B 3.83 -> 3.47 G (cause
+// not measured; a warp's sum averages 544 units, under combine_most). Tight heaps of 16-4096 B
+// (unit_runs, 3 launches): at 90 % none of the requests fails where 3.3 % (2^17 threads) and 0.46 %
+// (2^20) did (a warp's run leaves no gaps between its parts), 2^20 threads in 4.6 ms instead of
+// 146 ms; at 80 % 2^17 threads 0.46 -> 0.74 G, 2^20 threads 3.10 -> 2.22 G (slower).
 //
 // Layout of the pool: [free map: ceil(units / 64) x 8 B][run counts: units x 4 B][padding to a
 // 256-byte address][data: units x unit_bytes].
@@ -166,9 +166,7 @@ class Runs {
     if (combined != detail::page_bitmap::none) { return start_run(combined, n); }
     // Lanes start apart (a claim of one word by many lanes at once would retry), the same lane at
     // the same place: a thread's allocations pack where it last found room.
-    const std::uint32_t key = detail::warp_id() * detail::warp_size + detail::lane_id();
-    const auto start =
-      static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key * 0x9E3779B9u + n * 0x85EBCA6Bu)} * units_) >> 32);
+    const std::uint32_t start = start_for(detail::warp_id() * detail::warp_size + detail::lane_id(), n);
     // One pass over the map and the words a run from before the start may reach into: every run.
     const std::uint32_t first = map_.find_run(start, n, map_.word_count() + n / 64u + 2u);
     if (first == detail::page_bitmap::none) { return nullptr; }
@@ -204,7 +202,8 @@ class Runs {
   }
 
   /// Device. Runs of `slot_bytes` that fit in the free stretches of the map (one thread reads the
-  /// whole map, a step per free stretch: detail::free_stretch_counter). Not synchronized with concurrent alloc/dealloc.
+  /// whole map, a step per free stretch: detail::free_stretch_counter). Not synchronized with
+  /// concurrent alloc/dealloc.
   DEVALLOC_DEVICE std::size_t available_slots(std::size_t slot_bytes) const noexcept
   {
     if (slot_bytes == 0) { return 0; }
@@ -254,13 +253,19 @@ class Runs {
     const unsigned leader = detail::leader_lane(mask);
     std::uint32_t first = detail::page_bitmap::none;
     if (detail::lane_id() == leader) {
-      const std::uint32_t key = detail::warp_id() * detail::warp_size + leader;
-      const auto start = static_cast<std::uint32_t>(
-        (std::uint64_t{detail::mix32(key * 0x9E3779B9u + total * 0x85EBCA6Bu)} * units_) >> 32);
+      const std::uint32_t start = start_for(detail::warp_id() * detail::warp_size + leader, total);
       first = map_.find_run(start, total, 2u * detail::page_bitmap::batch + total / 64u + 2u);
     }
     first = detail::shuffle(mask, first, leader);
     return first == detail::page_bitmap::none || n == 0 ? detail::page_bitmap::none : first + below;
+  }
+
+  /// Where the search for n units by the lane with global index `key` starts: a unit hashed from
+  /// both, spread over the whole map (a multiply-shift, no division).
+  DEVALLOC_HOST_DEVICE std::uint32_t start_for(std::uint32_t key, std::uint32_t n) const noexcept
+  {
+    return static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key * 0x9E3779B9u + n * 0x85EBCA6Bu)} * units_) >>
+                                      32);
   }
 
   /// Device. Records a claimed run of n units at `first` and returns its memory. The claim
