@@ -24,6 +24,8 @@
 
 #include <devalloc/detail/atomic.hpp>
 #include <devalloc/detail/page_bitmap.hpp>
+#include <devalloc/detail/page_groups.hpp>
+#include <devalloc/detail/unit_runs.hpp>
 #include <devalloc/detail/warp.hpp>
 #include <devalloc/error.hpp>
 #include <devalloc/launch.hpp>
@@ -607,6 +609,51 @@ TEST(PageBitmap, FindRunFindsARunIffOneExistsFromAnyStartInOnePass)
   }
 }
 
+TEST(PageBitmap, ContendedFindRunsLeaveNoRunBehind)
+{
+  // Threads take runs of n units from one map until each one's find_run returns none: the runs are
+  // disjoint, and at the end no run of n free units is left (a search that ended early because
+  // it lost claims would leave one: nothing is ever freed here, so a run free at the end was free
+  // during every search).
+  for (std::uint32_t n : {1u, 3u, 17u, 70u}) {
+    for (int round = 0; round < 20; ++round) {
+      constexpr std::uint32_t units = 64u * 24u + 37u;
+      std::vector<std::uint64_t> words(detail::page_bitmap::words_for(units), 0);
+      const detail::page_bitmap map(words.data(), units);
+      constexpr int threads = 8;
+      std::vector<std::vector<std::uint32_t>> got(threads);
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+          std::uint32_t start = static_cast<std::uint32_t>(t) * 977u + static_cast<std::uint32_t>(round) * 131u;
+          for (;;) {
+            const std::uint32_t first = map.find_run(start % units, n, map.word_count() + n / 64u + 2u);
+            if (first == detail::page_bitmap::none) { break; }
+            got[t].push_back(first);
+            start += 7919u;
+          }
+        });
+      }
+      for (auto& th : pool) { th.join(); }
+      std::vector<int> owner(units, 0);
+      for (const auto& runs : got) {
+        for (std::uint32_t first : runs) {
+          for (std::uint32_t u = first; u < first + n; ++u) {
+            ASSERT_EQ(owner[u]++, 0) << "unit " << u << " taken twice";
+          }
+        }
+      }
+      std::uint32_t stretch = 0, longest = 0;
+      for (std::uint32_t u = 0; u < units; ++u) {
+        ASSERT_EQ(((words[u / 64] >> (u % 64)) & 1u) != 0, owner[u] != 0) << "map and runs disagree at unit " << u;
+        stretch = owner[u] == 0 ? stretch + 1u : 0u;
+        longest = stretch > longest ? stretch : longest;
+      }
+      EXPECT_LT(longest, n) << "a run of " << longest << " free units was left (n " << n << ", round " << round << ")";
+    }
+  }
+}
+
 TEST(PageBitmap, FreeStretchCounterMatchesABitByBitCount)
 {
   // Random maps of 1 .. 13 words (some with a partial last word), densities from empty to full,
@@ -643,6 +690,169 @@ TEST(PageBitmap, FreeStretchCounterMatchesABitByBitCount)
       }
     }
   }
+}
+
+TEST(UnitRuns, ContendedRunsAreFreedByTheirBoundsAlone)
+{
+  // Eight threads take runs of 1 .. 150 units (find_run, then mark_bounds) and free some of them
+  // again (give_back) in a random order, each keeping a pattern in its runs' units: no two live
+  // runs share a unit, every free of a run start frees exactly that run (its end found from the
+  // end bits alone), a second free reads double_free, a free inside a run reads invalid_pointer
+  // and changes nothing, run_containing finds each live run from any of its units, and once every
+  // run is freed the map and both boundary bitmaps are zero again.
+  constexpr std::uint32_t units = 64u * 40u + 23u;
+  const std::uint32_t words = detail::unit_runs::words_for(units);
+  std::vector<std::uint64_t> bits(3u * words, 0);
+  const detail::unit_runs runs(detail::page_bitmap(bits.data(), units), bits.data() + words, bits.data() + 2u * words);
+  std::vector<std::atomic<int>> owner(units);
+  for (auto& o : owner) { o.store(0); }
+  constexpr int threads = 8;
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> live(threads);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      std::uint64_t seed = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(t + 1);
+      const auto next = [&seed] {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<std::uint32_t>(seed >> 33);
+      };
+      for (int step = 0; step < 3000; ++step) {
+        auto& mine = live[t];
+        if (!mine.empty() && next() % 3u == 0) {
+          const std::size_t i = next() % mine.size();
+          const auto [first, n] = mine[i];
+          mine[i] = mine.back();
+          mine.pop_back();
+          for (std::uint32_t u = first; u < first + n; ++u) {
+            if (owner[u].exchange(0) != t + 1) { ++failures; }
+          }
+          if (n > 1 && runs.give_back(first + 1u) != free_result::invalid_pointer) { ++failures; }
+          if (runs.run_containing(first + n - 1u) != first) { ++failures; }
+          if (runs.give_back(first) != free_result::freed) { ++failures; }
+          continue;
+        }
+        const std::uint32_t n = 1u + next() % (next() % 4u == 0 ? 150u : 12u);
+        const std::uint32_t first = runs.map().find_run(next() % units, n, runs.map().word_count() + n / 64u + 2u);
+        if (first == detail::unit_runs::none) { continue; }
+        runs.mark_bounds(first, n);
+        for (std::uint32_t u = first; u < first + n; ++u) {
+          if (owner[u].exchange(t + 1) != 0) { ++failures; }
+        }
+        mine.emplace_back(first, n);
+      }
+    });
+  }
+  for (auto& th : pool) { th.join(); }
+  EXPECT_EQ(failures.load(), 0) << "overlapping runs, or a free that did not free exactly its run";
+  std::uint32_t freed_twice = 0;
+  for (auto& mine : live) {
+    for (const auto& [first, n] : mine) {
+      EXPECT_EQ(runs.run_containing(first), first);
+      EXPECT_EQ(runs.end_from(first), first + n - 1u);
+      ASSERT_EQ(runs.give_back(first), free_result::freed) << "run at " << first;
+      freed_twice += runs.give_back(first) == free_result::double_free ? 1u : 0u;
+      EXPECT_EQ(runs.run_containing(first), detail::unit_runs::none);
+    }
+  }
+  std::uint32_t total = 0;
+  for (const auto& mine : live) { total += static_cast<std::uint32_t>(mine.size()); }
+  EXPECT_GT(total, 0u);
+  EXPECT_EQ(freed_twice, total) << "a second free of a run must read double_free";
+  for (std::uint32_t w = 0; w < 3u * words; ++w) { EXPECT_EQ(bits[w], 0u) << "word " << w << " of map, starts, ends"; }
+}
+
+template <std::uint32_t G>
+void page_groups_and_runs_share_one_map()
+{
+  // Threads take whole pages of G units (claim_some of 1 .. 9 pages, claim_one, claim_unit) and
+  // runs of 1 .. 40 units (find_run on the units) from one map and give some back: no unit is
+  // owned twice, a page claim only ever takes pages that were wholly free, every give-back frees
+  // its units, and the free pages of a word (free_pages) agree with a unit-by-unit reading.
+  constexpr std::uint32_t pages = 64u / G * 37u + 3u;
+  std::vector<std::uint64_t> words(detail::page_groups<G>::words_for(pages), 0);
+  const detail::page_groups<G> map(words.data(), pages);
+  const std::uint32_t units = pages * G;
+  std::vector<std::atomic<int>> owner(units);
+  for (auto& o : owner) { o.store(0); }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 8; ++t) {
+    pool.emplace_back([&, t] {
+      std::uint64_t seed = 0xA0761D6478BD642Full * static_cast<std::uint64_t>(t + 3);
+      const auto next = [&seed] {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<std::uint32_t>(seed >> 33);
+      };
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> mine;  // first unit, units
+      const auto own = [&](std::uint32_t first, std::uint32_t n) {
+        for (std::uint32_t u = first; u < first + n; ++u) {
+          if (owner[u].exchange(t + 1) != 0) { ++failures; }
+        }
+        mine.emplace_back(first, n);
+      };
+      for (int step = 0; step < 4000; ++step) {
+        const std::uint32_t what = next() % 8u;
+        if (what < 3u && !mine.empty()) {
+          const std::size_t i = next() % mine.size();
+          const auto [first, n] = mine[i];
+          mine[i] = mine.back();
+          mine.pop_back();
+          for (std::uint32_t u = first; u < first + n; ++u) {
+            if (owner[u].exchange(0) != t + 1) { ++failures; }
+          }
+          map.units().release(first, n);
+        } else if (what < 5u) {
+          const auto got = map.claim_some(next() % pages, 1u + next() % 9u, 1u + next() % 8u);
+          if (got.word == detail::page_groups<G>::none) { continue; }
+          if (got.bits == 0 || (got.bits >> detail::page_groups<G>::pages_per_word) != 0) { ++failures; }
+          for (std::uint64_t b = got.bits; b != 0; b &= b - 1u) {
+            const std::uint32_t page = got.word * detail::page_groups<G>::pages_per_word + detail::lowest_bit64(b);
+            if (page >= pages) { ++failures; }
+            own(page * G, G);
+          }
+        } else if (what == 5u) {
+          const std::uint32_t page = next() % pages;
+          if (map.claim_unit(page)) { own(page * G, G); }
+          const std::uint32_t one = map.claim_one(next() % pages, map.word_count());
+          if (one != detail::page_groups<G>::none) { own(one * G, G); }
+        } else {
+          const std::uint32_t n = 1u + next() % 40u;
+          const std::uint32_t first = map.units().find_run(next() % units, n, map.word_count() + n / 64u + 2u);
+          if (first != detail::page_bitmap::none) { own(first, n); }
+        }
+      }
+      for (const auto& [first, n] : mine) {
+        for (std::uint32_t u = first; u < first + n; ++u) { owner[u].store(0); }
+        map.units().release(first, n);
+      }
+    });
+  }
+  for (auto& th : pool) { th.join(); }
+  EXPECT_EQ(failures.load(), 0) << "G " << G << ": a unit owned twice, or a page outside the map";
+  for (const std::uint64_t w : words) { EXPECT_EQ(w, 0u) << "G " << G << ": units left taken"; }
+  // free_pages against a reading unit by unit, on random words.
+  std::uint64_t seed = 12345;
+  for (int i = 0; i < 2000; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint64_t value = seed & (seed >> 7) & (i % 3 == 0 ? ~std::uint64_t{0} : seed << 3);
+    std::uint64_t expected = 0;
+    for (std::uint32_t p = 0; p < detail::page_groups<G>::pages_per_word; ++p) {
+      bool all_free = true;
+      for (std::uint32_t k = 0; k < G; ++k) { all_free = all_free && ((value >> (p * G + k)) & 1u) == 0; }
+      expected |= static_cast<std::uint64_t>(all_free) << p;
+    }
+    ASSERT_EQ(detail::page_groups<G>::free_pages(value), expected) << "G " << G << " value " << value;
+    ASSERT_EQ(detail::page_groups<G>::expand(expected) & value, 0u);
+  }
+}
+
+TEST(PageGroups, PagesAndRunsOfUnitsShareOneMap)
+{
+  page_groups_and_runs_share_one_map<2>();
+  page_groups_and_runs_share_one_map<4>();
+  page_groups_and_runs_share_one_map<16>();
+  page_groups_and_runs_share_one_map<64>();
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 // devalloc/creation/runs.hpp
 //
 // CreationPolicy `Runs<Config>`: every request is a run of ceil(bytes / unit_bytes) consecutive
-// free units of one bitmap (detail::page_bitmap, 64 units a word); the run's unit count is kept
-// beside its first unit, and a free releases the run's bits. No size classes, no directory, no page
+// free units of one bitmap (detail::page_bitmap, 64 units a word); the run's extent is kept as a
+// start and an end bit (detail::unit_runs), and a free releases the run's bits. No size classes, no directory, no page
 // states: a request's memory is rounded up to one unit at most, and any free run serves any size,
 // so a heap of mixed sizes above a few units fills almost completely (docs/notes/two-granularity-
 // heap.md: step 1 of its plan, the runs that the two-granularity heap would use above 512 B).
@@ -18,7 +18,7 @@
 // for mixed sizes of a few hundred bytes up.
 //
 // The lanes that call create together take one run for all of them when one lies near the first
-// lane's start (combine: Blach's coalescing of a warp's requests, each part with its own count,
+// lane's start (combine: Blach's coalescing of a warp's requests, each part with its own bounds,
 // freed on its own). Measured against the lane-by-lane claims (H100, results/gpu/
 // 2026-12-07_s37_H100/runs-combined, plain kernels of the `runs` preset, 2^20 threads, 8 GiB):
 // 16-4096 B 3.96 -> 4.83 G allocs/s (2^17: 3.31 -> 4.18 G), 2049-4096 B 3.92 -> 4.09 G, 256 B 4.37 ->
@@ -28,8 +28,9 @@
 // (2^20) did (a warp's run leaves no gaps between its parts), 2^20 threads in 4.6 ms instead of
 // 146 ms; at 80 % 2^17 threads 0.46 -> 0.74 G, 2^20 threads 3.10 -> 2.22 G (slower).
 //
-// Layout of the pool: [free map: ceil(units / 64) x 8 B][run counts: units x 4 B][padding to a
-// 256-byte address][data: units x unit_bytes].
+// Layout of the pool: [free map, run starts, run ends: 3 x ceil(units / 64) x 8 B][padding to a
+// 256-byte address][data: units x unit_bytes]. (Until session 2026-12-07, thirty-eighth, a 32-bit
+// count a unit where the bounds are 2 bits: 1.6 % of the heap at 256-byte units, now 0.1 %.)
 // Contract:
 //   * create(n): a pointer to unit_bytes-aligned memory (the data area starts at a 256-byte
 //     address, so pointers are aligned to min(unit_bytes, 256)), or nullptr when no run of
@@ -57,6 +58,7 @@
 #include "../detail/hash.hpp"
 #include "../detail/page_bitmap.hpp"
 #include "../detail/platform.hpp"
+#include "../detail/unit_runs.hpp"
 #include "../detail/warp.hpp"
 #include "../error.hpp"
 #include "../free_result.hpp"
@@ -74,8 +76,8 @@ namespace creation {
 /// Runs' configuration (a build flag overrides the default: -DDEVALLOC_RUNS_UNIT_BYTES=...).
 struct RunsConfig {
   /// Bytes of one unit: the granularity of every request (a power of two, 16 to 4096). Smaller units
-  /// round less but cost more bookkeeping (4 bytes of run count and 1 bit of map per unit) and
-  /// longer map scans; 256 serves sizes of a few hundred bytes up.
+  /// round less but cost more bookkeeping (3 bits a unit: the map and the run bounds) and longer
+  /// map scans; 256 serves sizes of a few hundred bytes up.
   static constexpr std::uint32_t unit_bytes = DEVALLOC_RUNS_UNIT_BYTES;
 };
 
@@ -110,25 +112,24 @@ class Runs {
   /// cannot hold the bookkeeping and one unit, or has more than 2^32 - 1 units.
   static Runs init_heap(pool_span pool, stream_ref stream)
   {
-    const std::size_t per_unit = unit_bytes + sizeof(std::uint32_t);  // data and run count (+ a map bit)
-    const std::size_t fixed = 8u + 256u;                              // a partial map word, the alignment
-    if (pool.data == nullptr || pool.bytes < fixed + per_unit + 8u) {
-      detail::throw_error("Runs: the heap needs at least " + std::to_string(fixed + per_unit + 8u) +
+    const std::size_t fixed = 3u * 8u + 256u;  // a partial word of each bitmap, the alignment
+    if (pool.data == nullptr || pool.bytes < fixed + unit_bytes + 1u) {
+      detail::throw_error("Runs: the heap needs at least " + std::to_string(fixed + unit_bytes + 1u) +
                           " bytes (bookkeeping and one unit of " + std::to_string(unit_bytes) + " B), got " +
                           std::to_string(pool.bytes));
     }
-    // The most units whose map, run counts and data fit after the data area's alignment.
-    std::uint64_t units = (pool.bytes - fixed) * 8u / (8u * per_unit + 1u);
+    // The most units whose three bitmaps and data fit after the data area's alignment.
+    std::uint64_t units = (pool.bytes - fixed) * 8u / (8u * unit_bytes + 3u);
     if (units > 0xFFFFFFFFull) { units = 0xFFFFFFFFull; }
     Runs heap;
     for (; units > 0; --units) {  // a few steps at most: the data area's alignment
-      const std::size_t words = detail::page_bitmap::words_for(static_cast<std::uint32_t>(units));
+      const std::size_t words = detail::unit_runs::words_for(static_cast<std::uint32_t>(units));
       const auto base = reinterpret_cast<std::uintptr_t>(pool.data);
-      const std::uintptr_t counts = base + words * 8u;
-      const std::uintptr_t data = (counts + units * sizeof(std::uint32_t) + 255u) & ~std::uintptr_t{255};
+      const std::uintptr_t data = (base + 3u * words * 8u + 255u) & ~std::uintptr_t{255};
       if (data + units * unit_bytes <= base + pool.bytes) {
-        heap.map_ = detail::page_bitmap(static_cast<std::uint64_t*>(pool.data), static_cast<std::uint32_t>(units));
-        heap.counts_ = reinterpret_cast<std::uint32_t*>(counts);
+        auto* map = static_cast<std::uint64_t*>(pool.data);
+        heap.runs_ =
+          detail::unit_runs(detail::page_bitmap(map, static_cast<std::uint32_t>(units)), map + words, map + 2u * words);
         heap.data_ = reinterpret_cast<char*>(data);
         heap.units_ = static_cast<std::uint32_t>(units);
         break;
@@ -141,13 +142,11 @@ class Runs {
     return heap;
   }
 
-  /// Host. Frees every run at once: the map and the run counts go back to 0 (in stream order on
+  /// Host. Frees every run at once: the map and the run bounds go back to 0 (in stream order on
   /// `stream`). No kernel may be running on the heap when the stream reaches this point.
   void finalize_heap(stream_ref stream)
   {
-    const std::size_t bytes =
-      reinterpret_cast<const char*>(counts_ + units_) - reinterpret_cast<const char*>(map_.words());
-    detail::backend::fill(map_.words(), 0, bytes, stream);
+    detail::backend::fill(runs_.map().words(), 0, 3u * sizeof(std::uint64_t) * runs_.map().word_count(), stream);
   }
 
   /// Host. The policy owns no memory beside the pool: nothing to release.
@@ -158,19 +157,12 @@ class Runs {
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
     // The lanes that call together (any subset of a warp) first try one run for all of them
-    // (below, combine); a lane whose request is 0 or larger than the heap takes part with 0 units.
+    // (detail::unit_runs, combine); a lane whose request is 0 or larger than the heap takes part
+    // with 0 units.
     const bool valid = bytes != 0 && bytes <= static_cast<std::size_t>(units_) * unit_bytes;
     const auto n = valid ? static_cast<std::uint32_t>((bytes + unit_bytes - 1u) / unit_bytes) : 0u;
-    const std::uint32_t combined = combine(n);
-    if (!valid) { return nullptr; }
-    if (combined != detail::page_bitmap::none) { return start_run(combined, n); }
-    // Lanes start apart (a claim of one word by many lanes at once would retry), the same lane at
-    // the same place: a thread's allocations pack where it last found room.
-    const std::uint32_t start = start_for(detail::warp_id() * detail::warp_size + detail::lane_id(), n);
-    // One pass over the map and the words a run from before the start may reach into: every run.
-    const std::uint32_t first = map_.find_run(start, n, map_.word_count() + n / 64u + 2u);
-    if (first == detail::page_bitmap::none) { return nullptr; }
-    return start_run(first, n);
+    const std::uint32_t first = runs_.take(n);
+    return first == detail::unit_runs::none ? nullptr : data_ + static_cast<std::size_t>(first) * unit_bytes;
   }
 
   /// Device. Thread safe. Releases the run that starts at `p`; see the contract above for the
@@ -180,17 +172,7 @@ class Runs {
     if (!owns(p)) { return free_result::invalid_pointer; }
     const auto offset = static_cast<std::size_t>(static_cast<const char*>(p) - data_);
     if (offset % unit_bytes != 0) { return free_result::invalid_pointer; }
-    const auto unit = static_cast<std::uint32_t>(offset / unit_bytes);
-    // Taking the count to 0 claims the free: of two racing frees of one run, one frees it.
-    const std::uint32_t n =
-      detail::device_atomic<std::uint32_t>(counts_[unit]).exchange(0u, detail::memory_order_relaxed);
-    if (n == 0) {
-      // Not the start of a live run: inside one (the unit is taken), or freed before (free).
-      return map_.taken(unit) ? free_result::invalid_pointer : free_result::double_free;
-    }
-    // release: the run's contents happen before its next owner's claim.
-    map_.release(unit, n);
-    return free_result::freed;
+    return runs_.give_back(static_cast<std::uint32_t>(offset / unit_bytes));
   }
 
   DEVALLOC_DEVICE bool is_oom(const void* p, std::size_t bytes) const noexcept { return bytes != 0 && p == nullptr; }
@@ -208,8 +190,9 @@ class Runs {
   {
     if (slot_bytes == 0) { return 0; }
     detail::free_stretch_counter counter{units_for(slot_bytes)};
-    for (std::uint32_t w = 0; w < map_.word_count(); ++w) {
-      counter.add_word(detail::atomic_load_relaxed(map_.words()[w]), map_.valid(w));
+    const detail::page_bitmap& map = runs_.map();
+    for (std::uint32_t w = 0; w < map.word_count(); ++w) {
+      counter.add_word(detail::atomic_load_relaxed(map.words()[w]), map.valid(w));
     }
     return static_cast<std::size_t>(counter.finish());
   }
@@ -218,10 +201,11 @@ class Runs {
   std::size_t available_slots_host(std::size_t slot_bytes, stream_ref stream) const
   {
     if (slot_bytes == 0) { return 0; }
-    std::vector<std::uint64_t> words(map_.word_count());
-    detail::backend::copy_to_host(words.data(), map_.words(), words.size() * sizeof(std::uint64_t), stream);
+    const detail::page_bitmap& map = runs_.map();
+    std::vector<std::uint64_t> words(map.word_count());
+    detail::backend::copy_to_host(words.data(), map.words(), words.size() * sizeof(std::uint64_t), stream);
     detail::free_stretch_counter counter{units_for(slot_bytes)};
-    for (std::uint32_t w = 0; w < map_.word_count(); ++w) { counter.add_word(words[w], map_.valid(w)); }
+    for (std::uint32_t w = 0; w < map.word_count(); ++w) { counter.add_word(words[w], map.valid(w)); }
     return static_cast<std::size_t>(counter.finish());
   }
 
@@ -232,59 +216,13 @@ class Runs {
   DEVALLOC_HOST_DEVICE std::uint32_t units() const noexcept { return units_; }
 
  private:
-  /// Most units the lanes of one call take as one run (combine): 16 map words.
-  static constexpr std::uint32_t combine_most = 1024;
-
-  /// Device. The calling lanes' requests as one run (coalescing, Blach's per-warp allocation, and
-  /// the batched claims of Scatter's pages): the lowest calling lane looks for a run of the lanes'
-  /// summed units near its hashed start (a few map words: a heap without such a run nearby sends
-  /// every lane its own way at the cost of those reads) and each lane gets the units of its prefix
-  /// sum. Returns the caller's first unit, or `none` (one caller, a sum of 0 or over combine_most
-  /// units, or no run found). Each part gets its own count (start_run): it is freed on its own, like
-  /// any run. Every lane of the call runs the same collective steps (no lane-dependent exit before
-  /// them: the callers' mask is the set of lanes here now).
-  DEVALLOC_DEVICE std::uint32_t combine(std::uint32_t n) const noexcept
-  {
-    const std::uint32_t mask = detail::active_mask();
-    if (detail::popcount(mask) < 2u) { return detail::page_bitmap::none; }
-    std::uint32_t below = 0;
-    const std::uint32_t total = detail::group_sum(mask, n, below);
-    if (total == 0 || total > combine_most || total > units_) { return detail::page_bitmap::none; }
-    const unsigned leader = detail::leader_lane(mask);
-    std::uint32_t first = detail::page_bitmap::none;
-    if (detail::lane_id() == leader) {
-      const std::uint32_t start = start_for(detail::warp_id() * detail::warp_size + leader, total);
-      first = map_.find_run(start, total, 2u * detail::page_bitmap::batch + total / 64u + 2u);
-    }
-    first = detail::shuffle(mask, first, leader);
-    return first == detail::page_bitmap::none || n == 0 ? detail::page_bitmap::none : first + below;
-  }
-
-  /// Where the search for n units by the lane with global index `key` starts: a unit hashed from
-  /// both, spread over the whole map (a multiply-shift, no division).
-  DEVALLOC_HOST_DEVICE std::uint32_t start_for(std::uint32_t key, std::uint32_t n) const noexcept
-  {
-    return static_cast<std::uint32_t>((std::uint64_t{detail::mix32(key * 0x9E3779B9u + n * 0x85EBCA6Bu)} * units_) >>
-                                      32);
-  }
-
-  /// Device. Records a claimed run of n units at `first` and returns its memory. The claim
-  /// (acquire) follows the last free of these units (release); the count is read only by a free
-  /// of this pointer, which the caller orders after the return.
-  DEVALLOC_DEVICE void* start_run(std::uint32_t first, std::uint32_t n) const noexcept
-  {
-    detail::device_atomic<std::uint32_t>(counts_[first]).store(n, detail::memory_order_relaxed);
-    return data_ + static_cast<std::size_t>(first) * unit_bytes;
-  }
-
   /// Units a request of `bytes` takes.
   DEVALLOC_HOST_DEVICE static std::uint64_t units_for(std::size_t bytes) noexcept
   {
     return (static_cast<std::uint64_t>(bytes) + unit_bytes - 1u) / unit_bytes;
   }
 
-  detail::page_bitmap map_;
-  std::uint32_t* counts_ = nullptr;  // the run's unit count at its first unit, 0 elsewhere
+  detail::unit_runs runs_;  // the unit map and the runs' bounds
   char* data_ = nullptr;
   std::uint32_t units_ = 0;
 };

@@ -44,6 +44,16 @@ DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned lowest_bit64(std::uint64_t x)
 #endif
 }
 
+/// Index of the highest set bit of x (x != 0).
+DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned highest_bit64(std::uint64_t x) noexcept
+{
+#if defined(__CUDA_ARCH__)
+  return 63u - static_cast<unsigned>(__clzll(static_cast<long long>(x)));
+#else
+  return 63u - static_cast<unsigned>(__builtin_clzll(x));
+#endif
+}
+
 /// Number of trailing one bits of x (64 if every bit is set).
 DEVALLOC_HOST_DEVICE DEVALLOC_FORCEINLINE unsigned trailing_ones64(std::uint64_t x) noexcept
 {
@@ -131,6 +141,8 @@ class page_bitmap {
   static constexpr std::uint32_t none = 0xFFFFFFFFu;
   /// Words one claim_one round reads together.
   static constexpr std::uint32_t batch = 4;
+  /// Lost claims of one find_run whose words it reads again without charging them to its budget.
+  static constexpr std::uint32_t lost_rereads = 64;
 
   page_bitmap() = default;
   DEVALLOC_HOST_DEVICE page_bitmap(std::uint64_t* words, std::uint32_t units) noexcept
@@ -142,6 +154,7 @@ class page_bitmap {
     return (units + 63u) / 64u;
   }
   DEVALLOC_HOST_DEVICE std::uint32_t word_count() const noexcept { return count_; }
+  DEVALLOC_HOST_DEVICE std::uint32_t units() const noexcept { return units_; }
   DEVALLOC_HOST_DEVICE std::uint64_t* words() const noexcept { return words_; }
 
   /// Bits of word w that stand for units.
@@ -155,6 +168,12 @@ class page_bitmap {
   DEVALLOC_HOST_DEVICE bool taken(std::uint32_t u, cuda::std::memory_order order = memory_order_relaxed) const noexcept
   {
     return ((device_atomic<std::uint64_t>(words_[u / 64u]).load(order) >> (u % 64u)) & 1u) != 0;
+  }
+
+  /// Host and device. Whether unit u is taken in a copy of the map's words.
+  DEVALLOC_HOST_DEVICE static bool taken_in(const std::uint64_t* words, std::uint32_t u) noexcept
+  {
+    return ((words[u / 64u] >> (u % 64u)) & 1u) != 0;
   }
 
   /// Device. Sets unit u's bit whatever it was (`order` release: what the caller wrote before is
@@ -339,7 +358,12 @@ class page_bitmap {
   /// a run never spans the end of the map, after the last word the scan continues at word 0 (so
   /// count + n / 64 + 2 words from any start see every run). Returns the first unit, or `none`.
   /// (One word a latency, a request that found no run in a full map of 8 GiB / 256 B units read
-  /// 65 000 words one after another: bench/diag/unit_runs.cu, 33-74 ms a tight launch.)
+  /// 65 000 words one after another: bench/diag/unit_runs.cu, 33-74 ms a tight launch.) A claim
+  /// lost to another thread reads again from the word where its run started, uncharged for the
+  /// first `lost_rereads` losses: charged, and with the carry of free units reset, a contended
+  /// scan could end before its last word or skip a run reaching into the word it read again, and
+  /// return `none` while a run was free (docs/notes/two-granularity-heap.md).
+  /// (PageBitmap.ContendedFindRunsLeaveNoRunBehind checks that no run is left behind.)
   DEVALLOC_DEVICE std::uint32_t find_run(std::uint32_t start, std::uint32_t n, std::uint32_t max_words) const noexcept
   {
     if (count_ == 0 || n == 0 || n > units_) { return none; }
@@ -347,6 +371,7 @@ class page_bitmap {
     std::uint32_t w = (start % units_) / 64u;
     std::uint32_t run = 0;  // free units ending at the top of the previous word (contiguous)
     std::uint32_t seen = 0;
+    std::uint32_t lost = 0;  // lost claims read again without charge
     while (seen < max_words) {
       std::uint64_t values[batch];
       DEVALLOC_UNROLL
@@ -373,9 +398,19 @@ class page_bitmap {
         }
         if (first != none) {
           if (claim_run(first, n) == none) { return first; }
-          // Lost a race: read this word again, in a new batch (its free bits changed).
+          // Lost a race: read again, in a new batch, from the word where the run started (its
+          // bits and those of the words after it changed), for the first `lost_rereads` losses
+          // without charging the words read again to the budget (so a contended scan still sees
+          // every word once at least); later losses charge this word (each loss is another
+          // claimer's progress, so the scan ends).
+          if (lost < lost_rereads) {
+            ++lost;
+            seen -= w - first / 64u;  // the words from the run's first to this one, read again
+            w = first / 64u;
+          } else {
+            ++seen;
+          }
           run = 0;
-          ++seen;
           break;
         }
         if (free_bits == full_valid && full_valid == ~std::uint64_t{0}) {
