@@ -30,6 +30,7 @@
   X(bump,        "bump",        devalloc::presets::bump,          "AtomicMalloc: one atomic add, no reuse before reset()") \
   X(scatter,     "scatter",     devalloc::presets::scatter,       "ScatterAlloc (Steinberger et al. 2012), default configuration") \
   X(scatter_simd, "scatter-simd", devalloc::presets::scatter_simd, "ScatterAlloc + XMallocSIMD warp coalescing") \
+  X(scatter_runs, "scatter-runs", devalloc::presets::scatter_runs, "Scatter with runs of 256-byte units above 512 B (two-granularity heap, on trial)") \
   X(runs,        "runs",        devalloc::presets::runs,          "runs of 256-byte units of one bitmap, any size (docs/notes/two-granularity-heap.md)") \
   /* coalescing allocators (Blach et al.; docs/coalescing.md), superblocks from CUDA's malloc */ \
   X(coalesce_block,   "coalesce-block",   devalloc::presets::coalesce_block,   "coalescing with headers: warp (HW); block (HB) in the -block variants") \

@@ -19,7 +19,8 @@
 // (devalloc-fill-anatomy-phases, FILL_ANATOMY_PHASES) also splits each failing request's time into
 // the steps of alloc_chunk (directory rounds, scans, the room counters' stripes, the walk, the
 // whole free-page map). A build with -DDEVALLOC_SCATTER_PAGESIZE=... measures other page sizes
-// (the bands keep 4 KiB pages' limits). The same source builds for the CPU
+// (the bands keep 4 KiB pages' limits); -DFILL_ANATOMY_PRESET=scatter_runs the runs of units above
+// 512 B (its pages of runs count as free pages: their states are 0). The same source builds for the CPU
 // backend (g++ -x c++ -std=c++17 with the library's include directories): there the sizes and
 // heaps are the same, but the workers are a few std::threads.
 //
@@ -35,6 +36,10 @@
 // full slot, measured").
 //
 // A diagnostic, not part of the benchmark: its figures are not records of devalloc-bench.
+#ifndef FILL_ANATOMY_PRESET
+#define FILL_ANATOMY_PRESET scatter  // a Scatter preset of include/devalloc/presets.hpp (scatter_runs: runs of units)
+#endif
+
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -123,7 +128,7 @@ DEVALLOC_HOST_DEVICE inline unsigned request_size(std::uint64_t i, unsigned lo, 
 
 int main(int argc, char** argv)
 {
-  using heap_type = devalloc::presets::scatter;
+  using heap_type = devalloc::presets::FILL_ANATOMY_PRESET;
   using policy = heap_type::creation_policy;
   const std::size_t threads = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : std::size_t{1} << 18;
   const double fraction = argc > 2 ? std::atof(argv[2]) : 0.9;

@@ -61,6 +61,17 @@ using scatter =
 using scatter_simd = Allocator<creation::Scatter<>, distribution::XMallocSIMD<>, oom::ReturnNull,
                                reserve_pool::CudaMalloc, alignment::Shrink<16>>;
 
+/// Scatter's configuration with runs of units: a free map of 256-byte units in which pages are
+/// aligned groups of 16, requests of up to 512 B in pages as `scatter`, larger ones runs of units
+/// (Config::run_unit; the two-granularity heap of docs/notes/two-granularity-heap.md, step 2: on
+/// trial beside `scatter`).
+struct ScatterRunsConfig : creation::ScatterConfig {
+  static constexpr std::uint32_t run_unit = 256;
+  static constexpr std::uint32_t runs_above = 512;
+};
+using scatter_runs = Allocator<creation::Scatter<ScatterRunsConfig>, distribution::Noop, oom::ReturnNull,
+                               reserve_pool::CudaMalloc, alignment::Shrink<16>>;
+
 /// Runs of 256-byte units of one bitmap (creation::Runs): any free run serves any size, so a heap
 /// of mixed sizes of a few hundred bytes up fills almost completely; every request takes at least
 /// one unit. docs/notes/two-granularity-heap.md.

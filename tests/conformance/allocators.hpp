@@ -78,6 +78,17 @@ struct ScatterSimdFactory : default_factory<presets::scatter_simd> {
   static constexpr const char* name = "Scatter_XMallocSIMD";
 };
 
+struct ScatterRunsFactory : default_factory<presets::scatter_runs> {
+  static constexpr const char* name = "Scatter_Runs_Noop";
+};
+
+/// scatter_runs with XMallocSIMD: combined chunks above 512 B are runs of units.
+struct ScatterRunsSimdFactory
+    : default_factory<Allocator<creation::Scatter<presets::ScatterRunsConfig>, distribution::XMallocSIMD<>,
+                                oom::ReturnNull, reserve_pool::CudaMalloc, alignment::Shrink<16>>> {
+  static constexpr const char* name = "Scatter_Runs_XMallocSIMD";
+};
+
 struct RunsFactory : default_factory<presets::runs> {
   static constexpr const char* name = "Runs_256";
 };
@@ -174,15 +185,15 @@ struct FdgCudaFactory : default_factory<presets::fdg_cuda> {
 };
 
 // New allocator configurations: add a factory above and list it here.
-using all_factories =
-  ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory, ScatterFactory,
-                   ScatterNoResetFactory, ScatterSimdFactory, RunsFactory, Runs64Factory,
-                   // coalescing allocators over CUDA's malloc (the report's configuration;
-                   // over Scatter, superblocks of every size from 48 B to 32 slots fragment
-                   // Scatter's pages below the suite's half-heap fill: tests/coalesce only)
-                   CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory, CoalesceDynamicPackedFactory,
-                   DEVALLOC_ISSUE13_FACTORIES,
-                   /* FDGMalloc (issue 14): */ FdgFactory, FdgDirectFactory, FdgCudaFactory>;
+using all_factories = ::testing::Types<DeviceMallocFactory, BumpFactory, BumpNoAlignmentFactory, BumpUserPoolFactory,
+                                       ScatterFactory, ScatterNoResetFactory, ScatterSimdFactory, ScatterRunsFactory,
+                                       ScatterRunsSimdFactory, RunsFactory, Runs64Factory,
+                                       // coalescing allocators over CUDA's malloc (the report's configuration;
+                                       // over Scatter, superblocks of every size from 48 B to 32 slots fragment
+                                       // Scatter's pages below the suite's half-heap fill: tests/coalesce only)
+                                       CoalesceBlockFactory, CoalesceHashedFactory, CoalesceDynamicFactory,
+                                       CoalesceDynamicPackedFactory, DEVALLOC_ISSUE13_FACTORIES,
+                                       /* FDGMalloc (issue 14): */ FdgFactory, FdgDirectFactory, FdgCudaFactory>;
 
 struct factory_names {
   template <class Factory>

@@ -157,6 +157,15 @@
 #ifndef DEVALLOC_SCATTER_SPAN_PAGES
 #define DEVALLOC_SCATTER_SPAN_PAGES 1
 #endif
+/// Bytes of a unit of the free map when requests above runs_above are runs of units (see
+/// ScatterConfig::run_unit; 0: no runs, a free map of pages).
+#ifndef DEVALLOC_SCATTER_RUN_UNIT
+#define DEVALLOC_SCATTER_RUN_UNIT 0
+#endif
+/// Requests above this many bytes are runs of units when run_unit is not 0 (see ScatterConfig::runs_above).
+#ifndef DEVALLOC_SCATTER_RUNS_ABOVE
+#define DEVALLOC_SCATTER_RUNS_ABOVE 512
+#endif
 
 DEVALLOC_NAMESPACE_BEGIN
 namespace creation {
@@ -168,7 +177,8 @@ namespace creation {
 /// symbols), never two definitions of one.
 template <std::uint32_t PageSize, unsigned long long AccessBlockSize, std::uint32_t RegionSize,
           std::uint32_t WasteFactor, bool ResetFreedPages, std::uint32_t HashKSize, std::uint32_t HashKMp,
-          std::uint32_t ClassSlots, std::uint32_t WarpSlots, std::uint32_t OpenWaitReads, std::uint32_t SpanPages>
+          std::uint32_t ClassSlots, std::uint32_t WarpSlots, std::uint32_t OpenWaitReads, std::uint32_t SpanPages,
+          std::uint32_t RunUnit = 0, std::uint32_t RunsAbove = 512>
 struct basic_scatter_config {
   /// Bytes per page. Requests up to this size share pages; larger ones take consecutive pages.
   static constexpr std::uint32_t pagesize = PageSize;
@@ -211,6 +221,18 @@ struct basic_scatter_config {
   /// from the classes); measured, the 80 % fill of them failed 4x fewer requests, at half
   /// the allocation rate for such sizes (docs/scatter.md, Configuration).
   static constexpr std::uint32_t span_pages = SpanPages;
+  /// Bytes of a unit of the free map (a power of two, 16 to pagesize / 2; 0, the default: the map
+  /// has a bit a page). Not 0: a page is an aligned group of pagesize / run_unit units of one map,
+  /// and every request above runs_above bytes is a run of ceil(bytes / run_unit) units anywhere in
+  /// it (detail::unit_runs: a start and an end bit a unit), so that large and mixed sizes round up
+  /// to a unit, not to a page's share, and strand no part-filled pages: the two-granularity heap of
+  /// docs/notes/two-granularity-heap.md (step 2; a model of the one-shot fill of sizes uniform in
+  /// 16-4096 B, tools/heap-layout-sim.cpp: 4 KiB pages up to 512 B and runs of 256 B above fail none
+  /// at 80 %, 0-5 % at 90 % by the class slots, where pages alone fail 8.6 / 17 %). Needs span_pages 1.
+  static constexpr std::uint32_t run_unit = RunUnit;
+  /// Requests above this many bytes are runs when run_unit is not 0 (at least run_unit, at most
+  /// pagesize); those up to it take chunks of pages as before.
+  static constexpr std::uint32_t runs_above = RunsAbove;
 };
 
 /// The default configuration (build-time overridable through the DEVALLOC_SCATTER_* macros above).
@@ -218,7 +240,8 @@ using ScatterConfig =
   basic_scatter_config<DEVALLOC_SCATTER_PAGESIZE, DEVALLOC_SCATTER_ACCESSBLOCKSIZE, DEVALLOC_SCATTER_REGIONSIZE,
                        DEVALLOC_SCATTER_WASTEFACTOR, (DEVALLOC_SCATTER_RESETFREEDPAGES != 0),
                        DEVALLOC_SCATTER_HASH_K_SIZE, DEVALLOC_SCATTER_HASH_K_MP, DEVALLOC_SCATTER_CLASS_SLOTS,
-                       DEVALLOC_SCATTER_WARP_SLOTS, DEVALLOC_SCATTER_OPEN_WAIT_READS, DEVALLOC_SCATTER_SPAN_PAGES>;
+                       DEVALLOC_SCATTER_WARP_SLOTS, DEVALLOC_SCATTER_OPEN_WAIT_READS, DEVALLOC_SCATTER_SPAN_PAGES,
+                       DEVALLOC_SCATTER_RUN_UNIT, DEVALLOC_SCATTER_RUNS_ABOVE>;
 
 template <class Config = ScatterConfig>
 class Scatter : public scatter_detail::search<Config> {
@@ -238,6 +261,7 @@ class Scatter : public scatter_detail::search<Config> {
   using base::pagesize;
   using base::regionsize;
   using base::resetfreedpages;
+  using base::run_unit;
   using base::span_pages;
   using base::warp_slots;
   using base::wastefactor;
@@ -261,6 +285,16 @@ class Scatter : public scatter_detail::search<Config> {
   static_assert(
     span_pages >= 1 && span_pages <= 8,
     "Scatter: span_pages must be between 1 and 8; change Config::span_pages or -DDEVALLOC_SCATTER_SPAN_PAGES");
+  static_assert(run_unit == 0 || ((run_unit & (run_unit - 1u)) == 0 && run_unit >= 16 && run_unit <= pagesize / 2u &&
+                                  pagesize / run_unit <= 64u),
+                "Scatter: run_unit must be 0 (no runs) or a power of two from 16 to pagesize / 2 with at most 64 units "
+                "a page; change Config::run_unit or -DDEVALLOC_SCATTER_RUN_UNIT");
+  static_assert(run_unit == 0 || (Config::runs_above >= run_unit && Config::runs_above <= pagesize),
+                "Scatter: runs_above must be between run_unit and pagesize; change Config::runs_above or "
+                "-DDEVALLOC_SCATTER_RUNS_ABOVE");
+  static_assert(
+    run_unit == 0 || span_pages == 1,
+    "Scatter: runs of units (run_unit) and spans of pages (span_pages > 1) do not combine; set one of them off");
   static_assert(open_wait_reads <= 1024,
                 "Scatter: open_wait_reads must be at most 1024; change Config::open_wait_reads or "
                 "-DDEVALLOC_SCATTER_OPEN_WAIT_READS");
@@ -269,16 +303,23 @@ class Scatter : public scatter_detail::search<Config> {
   using page_format::hierarchy_threshold;
   using page_format::min_chunk;
 
-  static constexpr creation_traits traits{/*reuses_freed_memory*/ true,
-                                          /*exact_refill*/ resetfreedpages,
-                                          /*checks_ownership*/ true,
-                                          /*provides_available_slots*/ true,
-                                          /*natural_alignment*/ min_chunk,
-                                          /*needs_pool*/ true,
-                                          /*resettable*/ true,
-                                          /*detects_invalid_pointers*/ true,
-                                          /*detects_double_free*/ true,
-                                          /*supports_shared_chunks*/ true};
+  static constexpr creation_traits traits = [] {
+    creation_traits t{};
+    t.reuses_freed_memory = true;
+    t.exact_refill = resetfreedpages;
+    t.checks_ownership = true;
+    t.provides_available_slots = true;
+    t.natural_alignment = min_chunk;
+    t.needs_pool = true;
+    t.resettable = true;
+    t.detects_invalid_pointers = true;
+    t.detects_double_free = true;
+    t.supports_shared_chunks = true;
+    // With runs (run_unit), getAvailableSlots above runs_above counts the runs that fit the free
+    // stretches; a run placed at its hashed start splits a stretch, so a fill may get one fewer.
+    t.exact_available_slots = run_unit == 0;
+    return t;
+  }();
 
   /// How a page is split for one chunk size (page_layout, layout_of, flat_spots, has_spot):
   /// detail/bitfield_page.hpp.
@@ -320,7 +361,11 @@ class Scatter : public scatter_detail::search<Config> {
     heap.states_ = reinterpret_cast<std::uint64_t*>(base + g.states_offset);
     heap.bitmasks_ = reinterpret_cast<std::uint32_t*>(base + g.bitmasks_offset);
     heap.regions_ = reinterpret_cast<std::uint32_t*>(base + g.regions_offset);
-    heap.free_map_ = detail::page_bitmap(reinterpret_cast<std::uint64_t*>(base + g.free_map_offset), g.pages);
+    heap.free_map_ = page_map(reinterpret_cast<std::uint64_t*>(base + g.free_map_offset), g.pages);
+    if constexpr (run_unit != 0) {
+      auto* bounds = reinterpret_cast<std::uint64_t*>(base + g.run_bounds_offset);
+      heap.runs_ = detail::unit_runs(heap.free_map_.units(), bounds, bounds + page_map::words_for(g.pages));
+    }
     heap.rooms_ = reinterpret_cast<std::uint32_t*>(base + g.rooms_offset);
     heap.directory_ = reinterpret_cast<std::uint32_t*>(base + g.directory_offset);
     heap.slots_ = g.slots;
@@ -354,7 +399,11 @@ class Scatter : public scatter_detail::search<Config> {
            ", resetfreedpages=" + std::to_string(resetfreedpages ? 1 : 0) +
            ", k_S=" + std::to_string(Config::hash_k_size) + ", k_mp=" + std::to_string(Config::hash_k_mp) +
            ", class_slots=" + std::to_string(class_slots) + ", warp_slots=" + std::to_string(warp_slots) +
-           ", open_wait_reads=" + std::to_string(open_wait_reads) + ", span_pages=" + std::to_string(span_pages) + ">";
+           ", open_wait_reads=" + std::to_string(open_wait_reads) + ", span_pages=" + std::to_string(span_pages) +
+           (run_unit == 0
+              ? std::string()
+              : ", run_unit=" + std::to_string(run_unit) + ", runs_above=" + std::to_string(Config::runs_above)) +
+           ">";
   }
 
   // Geometry of this heap (host and device; valid after init_heap).
@@ -383,13 +432,25 @@ class Scatter : public scatter_detail::search<Config> {
     if (slot_bytes == 0 || pages_ == 0) { return 0; }
     std::vector<std::uint64_t> states(pages_);
     detail::backend::copy_to_host(states.data(), states_, states.size() * sizeof(std::uint64_t), stream);
+    std::vector<std::uint64_t> map_words(free_map_.word_count());
+    detail::backend::copy_to_host(map_words.data(), free_map_.words(), map_words.size() * sizeof(std::uint64_t),
+                                  stream);
+    if constexpr (run_unit != 0) {
+      if (slot_bytes > Config::runs_above) {
+        detail::free_stretch_counter counter{(static_cast<std::uint64_t>(slot_bytes) + run_unit - 1u) / run_unit};
+        for (std::uint32_t w = 0; w < free_map_.word_count(); ++w) {
+          counter.add_word(map_words[w], free_map_.valid(w));
+        }
+        return static_cast<std::size_t>(counter.finish());
+      }
+    }
     if (slot_bytes > pagesize) {
       const std::uint64_t need = pages_needed(slot_bytes);
       if (need > pages_) { return 0; }
       const run_summary r = summarize_runs(states.data(), 0, pages_, need);
       return static_cast<std::size_t>(r.all_free ? r.head / need : r.head / need + r.inner + r.tail / need);
     }
-    return static_cast<std::size_t>(count_free_chunks(states.data(), 0, 1, round_size(slot_bytes)));
+    return static_cast<std::size_t>(count_free_chunks(states.data(), map_words.data(), 0, 1, round_size(slot_bytes)));
   }
 
   /// One page's usage table entry, as read by page_host().
@@ -485,11 +546,51 @@ class Scatter : public scatter_detail::search<Config> {
     std::vector<std::uint64_t> free_words(free_map_.word_count());
     detail::backend::copy_to_host(free_words.data(), free_map_.words(), free_words.size() * sizeof(std::uint64_t));
     for (std::uint32_t page = 0; page < pages_; ++page) {
-      // F1: a page is taken in the free-page map iff its state is not 0.
-      const bool taken = ((free_words[page / 64u] >> (page % 64u)) & 1u) != 0;
-      if (taken != (states[page] != 0)) {
-        fail("page " + std::to_string(page) + ": " +
-             (taken ? "taken in the free-page map but free" : "in use but free in the free-page map"));
+      // F1: a page is taken in the free-page map iff its state is not 0 (with runs: all of its
+      // units are taken if its state is not 0, and the units of a page of state 0 that are taken
+      // belong to runs, R2 below).
+      const std::uint64_t units = free_words[page * units_per_page / 64u] >> (page * units_per_page % 64u);
+      const std::uint64_t page_bits =
+        units_per_page == 64u ? ~std::uint64_t{0} : (std::uint64_t{1} << units_per_page) - 1u;
+      const bool all = (units & page_bits) == page_bits;
+      const bool taken = (units & page_bits) != 0;
+      if (states[page] != 0 && !all) {
+        fail("page " + std::to_string(page) + ": in use but free in the free-page map");
+      }
+      if (states[page] == 0 && taken && run_unit == 0) {
+        fail("page " + std::to_string(page) + ": taken in the free-page map but free");
+      }
+    }
+    if constexpr (run_unit != 0) {
+      // R2: the runs' bounds. Each start bit opens a run that the next end bit closes, with no
+      // start between them; a run's units are taken and lie in pages of state 0; outside runs no
+      // end bit is set, and the taken units of a page of state 0 are a run's.
+      const std::uint32_t units = runs_.map().units();
+      std::vector<std::uint64_t> starts(free_map_.word_count()), ends(free_map_.word_count());
+      detail::backend::copy_to_host(starts.data(), runs_.starts(), starts.size() * sizeof(std::uint64_t));
+      detail::backend::copy_to_host(ends.data(), runs_.ends(), ends.size() * sizeof(std::uint64_t));
+      bool open = false;
+      for (std::uint32_t u = 0; u < units; ++u) {
+        const bool start = detail::page_bitmap::taken_in(starts.data(), u);
+        const bool end = detail::page_bitmap::taken_in(ends.data(), u);
+        const bool taken = detail::page_bitmap::taken_in(free_words.data(), u);
+        const std::string where = "unit " + std::to_string(u) + ": ";
+        if (start) {
+          if (open) { fail(where + "a run starts inside a run"); }
+          open = true;
+        }
+        if (open) {
+          if (!taken) { fail(where + "a run's unit is free in the map"); }
+          if (states[u / units_per_page] != 0) { fail(where + "a run's unit in a class page"); }
+        } else {
+          if (end) { fail(where + "a run's end without its start"); }
+          if (taken && states[u / units_per_page] == 0) { fail(where + "taken on a free page, in no run"); }
+        }
+        if (end) { open = false; }
+      }
+      if (open) { fail("a run without its end"); }
+      for (std::uint32_t w = 0; w < free_map_.word_count(); ++w) {
+        if (((starts[w] | ends[w]) & ~free_map_.valid(w)) != 0) { fail("run bounds: bits beyond the last unit"); }
       }
     }
     for (std::uint32_t w = 0; w < free_map_.word_count(); ++w) {
@@ -629,7 +730,11 @@ class Scatter : public scatter_detail::search<Config> {
   DEVALLOC_DEVICE void* create(std::size_t bytes) const noexcept
   {
     if (bytes == 0 || pages_ == 0) { return nullptr; }
-    if (bytes > pagesize) { return alloc_pages(bytes); }
+    if constexpr (run_unit != 0) {
+      if (bytes > Config::runs_above) { return alloc_run(bytes); }
+    } else {
+      if (bytes > pagesize) { return alloc_pages(bytes); }
+    }
     return alloc_chunk(round_size(bytes));
   }
 
@@ -662,6 +767,13 @@ class Scatter : public scatter_detail::search<Config> {
       chunk = chunk_of(seen);
     }
     if (chunk == 0) {
+      if constexpr (run_unit != 0) {
+        // Not a class page: a run starts here (its start bit claims the free), or p is inside a
+        // run, or on a page being opened (units taken), or on free units.
+        const auto unit = static_cast<std::uint32_t>(offset / run_unit);
+        if (offset % run_unit == 0) { return runs_.give_back(unit); }
+        if (runs_.map().taken(unit)) { return free_result::invalid_pointer; }
+      }
       // A free page: any 16-aligned offset may have been a chunk start before the page was reset.
       return in_page % min_chunk == 0 ? free_result::double_free : free_result::invalid_pointer;
     }
@@ -709,6 +821,12 @@ class Scatter : public scatter_detail::search<Config> {
         if (first == 0 || chunk_of(load_state(states_, first - 1u)) != large_chunk) { return nullptr; }
       }
     }
+    if constexpr (run_unit != 0) {
+      if (chunk == 0) {
+        const std::uint32_t first = runs_.run_containing(static_cast<std::uint32_t>(offset / run_unit));
+        return first == detail::unit_runs::none ? nullptr : data_ + static_cast<std::size_t>(first) * run_unit;
+      }
+    }
     const std::uint32_t count = count_of(seen);
     if (chunk == 0 || chunk > pagesize || count == 0 || count >= lock_count) { return nullptr; }
     const page_layout layout = layout_of(chunk);
@@ -735,6 +853,21 @@ class Scatter : public scatter_detail::search<Config> {
     const std::uint32_t group = detail::match_any(detail::active_mask(), static_cast<unsigned long long>(slot_bytes));
     const std::uint32_t rank = detail::rank_in(group);
     const std::uint32_t lanes = detail::popcount(group);
+    if constexpr (run_unit != 0) {
+      if (slot_bytes > Config::runs_above) {
+        // Runs of units: the free stretches of the unit map, read by the group's lowest lane.
+        unsigned long long runs = 0;
+        if (rank == 0) {
+          const detail::page_bitmap& map = runs_.map();
+          detail::free_stretch_counter counter{(static_cast<std::uint64_t>(slot_bytes) + run_unit - 1u) / run_unit};
+          for (std::uint32_t w = 0; w < map.word_count(); ++w) {
+            counter.add_word(detail::atomic_load_relaxed(map.words()[w]), map.valid(w));
+          }
+          runs = counter.finish();
+        }
+        return static_cast<std::size_t>(detail::shuffle(group, runs, detail::leader_lane(group)));
+      }
+    }
     if (slot_bytes > pagesize) {
       const std::uint64_t need = pages_needed(slot_bytes);
       if (need > pages_) { return 0; }
@@ -761,7 +894,7 @@ class Scatter : public scatter_detail::search<Config> {
       }
       return static_cast<std::size_t>(slots + carry / need);
     }
-    const std::uint64_t mine = count_free_chunks(states_, rank, lanes, round_size(slot_bytes));
+    const std::uint64_t mine = count_free_chunks(states_, free_map_.words(), rank, lanes, round_size(slot_bytes));
     unsigned long long below = 0;
     return static_cast<std::size_t>(detail::group_sum(group, static_cast<unsigned long long>(mine), below));
   }
@@ -805,9 +938,12 @@ class Scatter : public scatter_detail::search<Config> {
   using base::room_stripes;
   using base::room_words;
   using base::rooms_;
+  using base::runs_;
   using base::slots_;
   using base::states_;
+  using base::units_per_page;
   using base::warp_slots_;
+  using typename base::page_map;
 
   // Fill accounting, give-back and free (creation/scatter/fill.hpp).
   using base::free_chunk;
@@ -816,6 +952,7 @@ class Scatter : public scatter_detail::search<Config> {
 
   // Requests larger than a page, and their free-page runs (creation/scatter/pages.hpp).
   using base::alloc_pages;
+  using base::alloc_run;
   using base::free_pages;
   using base::pages_needed;
   using base::summarize_runs;

@@ -141,6 +141,9 @@ class page_bitmap {
   static constexpr std::uint32_t none = 0xFFFFFFFFu;
   /// Words one claim_one round reads together.
   static constexpr std::uint32_t batch = 4;
+  /// Pages a word holds and units a page has, as detail::page_groups names them (a page is a unit).
+  static constexpr std::uint32_t pages_per_word = 64;
+  static constexpr std::uint32_t units_per_page = 1;
   /// Lost claims of one find_run whose words it reads again without charging them to its budget.
   static constexpr std::uint32_t lost_rereads = 64;
 

@@ -72,6 +72,12 @@ class page_groups {
   {
     return page_units(words[page / pages_per_word], page) != 0;
   }
+  /// Host and device. The units of page `page` in `word` (its map word), as the low G bits.
+  DEVALLOC_HOST_DEVICE static std::uint64_t page_units(std::uint64_t word, std::uint32_t page) noexcept
+  {
+    constexpr std::uint64_t page_bits = G == 64u ? ~std::uint64_t{0} : (std::uint64_t{1} << G) - 1u;
+    return (word >> (page % pages_per_word * G)) & page_bits;
+  }
 
   /// Device. One free page near page `start` (claim_some for one page), or `none`.
   DEVALLOC_DEVICE std::uint32_t claim_one(std::uint32_t start, std::uint32_t max_words) const noexcept
@@ -174,11 +180,6 @@ class page_groups {
   }
 
  private:
-  DEVALLOC_HOST_DEVICE static std::uint64_t page_units(std::uint64_t word, std::uint32_t page) noexcept
-  {
-    constexpr std::uint64_t page_bits = G == 64u ? ~std::uint64_t{0} : (std::uint64_t{1} << G) - 1u;
-    return (word >> (page % pages_per_word * G)) & page_bits;
-  }
   DEVALLOC_HOST_DEVICE static constexpr std::uint64_t low_pages(std::uint32_t n) noexcept
   {
     return n >= 64u ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1u;

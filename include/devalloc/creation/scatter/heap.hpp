@@ -10,7 +10,8 @@
 //
 //   [header 256 B: active super block][page states: 8 B x pages][page bitfields: 4 B x pages]
 //   [region counters: 4 B x regions]
-//   [free-page bitmap: 1 bit per page, 64-bit words]
+//   [free-page bitmap: 1 bit per page, 64-bit words; with runs (run_unit) 1 bit per unit]
+//   [with runs: run start bits, run end bits: 1 bit per unit each]
 //   [room counters: room_stripes sectors of 32 B: pages with room per chunk count 1..8]
 //   [class directory: 4 B x (classes x (slots + 1) + warp slots) + the dense-map flag, 4 B]
 //   [pad to 256][page 0][page 1] ... [page pages-1]
@@ -33,7 +34,9 @@
 #include "../../detail/bitfield_page.hpp"
 #include "../../detail/fixed_divisor.hpp"
 #include "../../detail/page_bitmap.hpp"
+#include "../../detail/page_groups.hpp"
 #include "../../detail/platform.hpp"
+#include "../../detail/unit_runs.hpp"
 
 DEVALLOC_NAMESPACE_BEGIN
 namespace creation::scatter_detail {
@@ -44,6 +47,11 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   static constexpr std::uint32_t pagesize = Config::pagesize;
   static constexpr unsigned long long accessblocksize = Config::accessblocksize;
   static constexpr std::uint32_t regionsize = Config::regionsize;
+  /// Bytes of a unit of the free map (0: a bit a page) and the units of a page (Config::run_unit).
+  static constexpr std::uint32_t run_unit = Config::run_unit;
+  static constexpr std::uint32_t units_per_page = run_unit == 0 ? 1u : pagesize / run_unit;
+  /// The free map: of pages (page_bitmap), or of units with pages as aligned groups (page_groups).
+  using page_map = detail::page_map<units_per_page>;
 
  public:
   /// Most pages one heap can have (page indices are 32-bit; byte offsets are 64-bit).
@@ -56,10 +64,11 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     std::size_t states_offset = 0;
     std::size_t bitmasks_offset = 0;
     std::size_t regions_offset = 0;
-    std::size_t free_map_offset = 0;   ///< free-page bitmap (64-bit words)
-    std::size_t rooms_offset = 0;      ///< room counters (room_words, 32-byte aligned)
-    std::size_t directory_offset = 0;  ///< class directory: page numbers of the class rows, warp slots, class pages
-    std::size_t data_offset = 0;       ///< first page, 256-byte aligned
+    std::size_t free_map_offset = 0;    ///< free-page bitmap (64-bit words)
+    std::size_t run_bounds_offset = 0;  ///< runs' start bits, then their end bits (run_unit != 0)
+    std::size_t rooms_offset = 0;       ///< room counters (room_words, 32-byte aligned)
+    std::size_t directory_offset = 0;   ///< class directory: page numbers of the class rows, warp slots, class pages
+    std::size_t data_offset = 0;        ///< first page, 256-byte aligned
     std::uint32_t pages = 0;
     std::uint32_t pages_per_block = 0;
     std::uint32_t blocks = 0;
@@ -97,6 +106,7 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     g.bitmasks_offset = p.bitmasks - base;
     g.regions_offset = p.regions - base;
     g.free_map_offset = p.free_map - base;
+    g.run_bounds_offset = p.run_bounds - base;
     g.rooms_offset = p.rooms - base;
     g.directory_offset = p.directory - base;
     g.data_offset = p.data - base;
@@ -167,14 +177,14 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   /// Smallest pool (in bytes, from any address) that holds one page: alignment, header, one
   /// page's state, bitfield and region counter, bitmap word, room counters, directory, page
   /// alignment.
-  static constexpr std::size_t min_pool_bytes =
-    255 + 256 + 16 + 7 + 8 + 31 + 4 * room_words + 4 * directory_words(1, 1) + 255 + pagesize;
+  static constexpr std::size_t min_pool_bytes = 255 + 256 + 16 + 7 + 8 + (run_unit == 0 ? 0 : 16) + 31 +
+                                                4 * room_words + 4 * directory_words(1, 1) + 255 + pagesize;
 
  protected:
   static constexpr std::uintptr_t align_up(std::uintptr_t x, std::uintptr_t a) noexcept { return x + (a - x % a) % a; }
 
   struct planned {
-    std::uintptr_t states, bitmasks, regions, free_map, rooms, directory, data, end;
+    std::uintptr_t states, bitmasks, regions, free_map, run_bounds, rooms, directory, data, end;
     std::uint32_t pages_per_block, blocks, region_pages, regions_count, slots, warp_slots;
   };
 
@@ -199,7 +209,8 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
     p.bitmasks = p.states + std::uintptr_t{8} * pages;
     p.regions = p.bitmasks + std::uintptr_t{4} * pages;
     p.free_map = align_up(p.regions + std::uintptr_t{4} * p.regions_count, 8);
-    p.rooms = align_up(p.free_map + std::uintptr_t{8} * detail::page_bitmap::words_for(pages), 32);
+    p.run_bounds = p.free_map + std::uintptr_t{8} * page_map::words_for(pages);
+    p.rooms = align_up(p.run_bounds + (run_unit == 0 ? 0u : std::uintptr_t{16} * page_map::words_for(pages)), 32);
     p.directory = p.rooms + std::uintptr_t{4} * room_words;
     p.slots = slots_for(pages);
     p.warp_slots = warp_slots_for(pages);
@@ -253,13 +264,14 @@ class heap : protected detail::bitfield_page<Config::pagesize, Config::span_page
   std::uint32_t* bitmasks_ = nullptr;      // per page: usage bits / segment-full marks / run length
   std::uint32_t* regions_ = nullptr;       // per region: full pages (and pages of multi-page chunks)
   std::uint32_t* active_block_ = nullptr;  // first word of the metadata (header)
-  detail::page_bitmap free_map_;           // per page: taken (split, multi-page, being opened or reset) or free
-  std::uint32_t* rooms_ = nullptr;         // room_stripes x room_stride: pages with room per chunk count (room_add)
-  std::uint32_t* directory_ = nullptr;     // per class and slot: 1 + the page the slot's warps fill (0: none)
-  std::uint32_t slots_ = 1;                // directory slots per class
-  std::uint32_t warp_slots_ = 0;           // directory slots of whole-warp groups, after the class rows
-                                           // (then one class page per class: class_page(),
-                                           // then the dense-map flag: dense_map())
+  page_map free_map_;  // per page (per unit with runs): taken (split, multi-page, being opened or reset; a run) or free
+  detail::unit_runs runs_;              // run_unit != 0: the runs' bounds over free_map_'s units
+  std::uint32_t* rooms_ = nullptr;      // room_stripes x room_stride: pages with room per chunk count (room_add)
+  std::uint32_t* directory_ = nullptr;  // per class and slot: 1 + the page the slot's warps fill (0: none)
+  std::uint32_t slots_ = 1;             // directory slots per class
+  std::uint32_t warp_slots_ = 0;        // directory slots of whole-warp groups, after the class rows
+                                        // (then one class page per class: class_page(),
+                                        // then the dense-map flag: dense_map())
   char* data_ = nullptr;
   char* data_end_ = nullptr;
   std::size_t meta_bytes_ = 0;

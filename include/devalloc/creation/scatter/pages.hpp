@@ -40,6 +40,7 @@ class multi_page : public fill<Config> {
 
  protected:
   using base::bitmasks_;
+  using base::data_;
   using base::free_map_;
   using base::page_data;
   using base::pages_;
@@ -50,6 +51,8 @@ class multi_page : public fill<Config> {
   using base::region_size;
   using base::region_sub;
   using base::regions_;
+  using base::run_unit;
+  using base::runs_;
   using base::states_;
   using page_format::large_state;
   using page_format::load_state;
@@ -84,6 +87,22 @@ class multi_page : public fill<Config> {
     if (first == detail::page_bitmap::none) { return nullptr; }
     take_pages(first, need);
     return page_data(first);
+  }
+
+  /// Requests above Config::runs_above with runs on (run_unit != 0; the two-granularity heap of
+  /// docs/notes/two-granularity-heap.md): a run of ceil(bytes / run_unit) units anywhere in the
+  /// free map (detail::unit_runs: the calling lanes' runs combined when one run near the lowest
+  /// lane's start holds them all, else the first fit from the lane's hashed start, once around the
+  /// map), its extent kept as a start and an end bit. No page state changes: the run's pages keep
+  /// state 0, and a page is a class page only when all its units are free. Every calling lane
+  /// must reach this call (the combined claim is a collective of the lanes present).
+  DEVALLOC_DEVICE void* alloc_run(std::size_t bytes) const noexcept
+  {
+    static_assert(run_unit != 0, "alloc_run: runs are off (run_unit 0)");
+    const std::uint64_t units = (static_cast<std::uint64_t>(bytes) + run_unit - 1u) / run_unit;
+    const std::uint32_t n = units <= runs_.map().units() ? static_cast<std::uint32_t>(units) : 0u;
+    const std::uint32_t first = runs_.take(n, Config::hash_k_size);
+    return first == detail::unit_runs::none ? nullptr : data_ + static_cast<std::size_t>(first) * run_unit;
   }
 
   /// Marks the claimed pages [first, first + need) as one multi-page chunk (§6.3: every page gets

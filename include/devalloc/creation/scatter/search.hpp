@@ -122,6 +122,7 @@ class search : public multi_page<Config> {
   using page_format::segment_word;
   using page_format::span_min_chunk;
   using page_format::span_tail;
+  using typename base::page_map;
   using typename page_format::page_layout;
 
  public:
@@ -736,7 +737,7 @@ class search : public multi_page<Config> {
         }
         const std::uint32_t n = detail::popcount64(bits);
         if ((openers >> detail::lane_id() & 1u) != 0u && opener_index >= have && opener_index < have + n) {
-          page = word * 64u + detail::nth_bit64(bits, opener_index - have);
+          page = word * page_map::pages_per_word + detail::nth_bit64(bits, opener_index - have);
         }
         have += n;
       }
@@ -1383,8 +1384,9 @@ class search : public multi_page<Config> {
   /// the request's class (a span class: of its class without spans, single_page_class), and a
   /// free aligned group of a span class's pages the rest of the span's chunks, counted at its first
   /// page (alloc_chunk takes groups before single pages: alloc_spanless).
-  DEVALLOC_HOST_DEVICE std::uint64_t count_free_chunks(const std::uint64_t* states, std::uint32_t begin,
-                                                       std::uint32_t step, std::uint32_t size) const noexcept
+  DEVALLOC_HOST_DEVICE std::uint64_t count_free_chunks(const std::uint64_t* states, const std::uint64_t* map_words,
+                                                       std::uint32_t begin, std::uint32_t step,
+                                                       std::uint32_t size) const noexcept
   {
     const std::uint32_t cls = class_of(size);
     const page_layout fresh = layout_of(cls);
@@ -1398,6 +1400,14 @@ class search : public multi_page<Config> {
       const std::uint32_t used = count_of(state);
       if (chunk == 0) {
         if (used != 0) { continue; }
+        if constexpr (page_map::units_per_page > 1u) {
+          // With runs of units a page of state 0 is free only if no run holds any of its units.
+          const std::uint64_t word =
+            detail::atomic_load_relaxed(const_cast<std::uint64_t&>(map_words[at / page_map::pages_per_word]));
+          if (page_map::page_units(word, at) != 0) { continue; }
+        } else {
+          (void)map_words;
+        }
         slots += per_page;
         if (fresh.spans() && at % fresh.span == 0 && at + fresh.span <= pages_) {
           bool group_free = true;
