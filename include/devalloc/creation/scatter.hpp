@@ -286,7 +286,7 @@ class Scatter : public scatter_detail::search<Config> {
     span_pages >= 1 && span_pages <= 8,
     "Scatter: span_pages must be between 1 and 8; change Config::span_pages or -DDEVALLOC_SCATTER_SPAN_PAGES");
   static_assert(run_unit == 0 || ((run_unit & (run_unit - 1u)) == 0 && run_unit >= 16 && run_unit <= pagesize / 2u &&
-                                  pagesize / run_unit <= 64u),
+                                  pagesize / (run_unit == 0 ? 1u : run_unit) <= 64u),
                 "Scatter: run_unit must be 0 (no runs) or a power of two from 16 to pagesize / 2 with at most 64 units "
                 "a page; change Config::run_unit or -DDEVALLOC_SCATTER_RUN_UNIT");
   static_assert(run_unit == 0 || (Config::runs_above >= run_unit && Config::runs_above <= pagesize),
