@@ -162,10 +162,8 @@ class page_groups {
   DEVALLOC_HOST_DEVICE static std::uint64_t free_pages(std::uint64_t value) noexcept
   {
     std::uint64_t t = ~value;
-    DEVALLOC_UNROLL
     for (std::uint32_t s = 1; s < G; s *= 2u) { t &= t >> s; }  // bit u: units u .. u + G - 1 free
     std::uint64_t pages = 0;
-    DEVALLOC_UNROLL
     for (std::uint32_t i = 0; i < pages_per_word; ++i) { pages |= ((t >> (i * G)) & 1u) << i; }
     return pages;
   }
@@ -174,7 +172,6 @@ class page_groups {
   {
     constexpr std::uint64_t page_bits = G == 64u ? ~std::uint64_t{0} : (std::uint64_t{1} << G) - 1u;
     std::uint64_t units = 0;
-    DEVALLOC_UNROLL
     for (std::uint32_t i = 0; i < pages_per_word; ++i) { units |= ((0u - ((pages >> i) & 1u)) & page_bits) << (i * G); }
     return units;
   }
