@@ -609,13 +609,41 @@ TEST(PageBitmap, FindRunFindsARunIffOneExistsFromAnyStartInOnePass)
   }
 }
 
+TEST(PageBitmap, ClaimRunTakesAllOrNothing)
+{
+  // Runs of 1 .. 700 units (up to 12 words: several batches of fetch_ors) from every offset of a
+  // word, against a map with one unit taken at each position of the run in turn: the claim fails,
+  // names the taken unit, and leaves the map as it was; with nothing in the way it takes exactly
+  // the run.
+  constexpr std::uint32_t units = 64u * 16u;
+  for (std::uint32_t n : {1u, 5u, 64u, 65u, 200u, 257u, 700u}) {
+    for (std::uint32_t first : {0u, 1u, 63u, 64u, 100u}) {
+      if (first + n > units) { continue; }
+      for (std::uint32_t blocker = first; blocker < first + n; blocker += (n > 40u ? 37u : 1u)) {
+        std::vector<std::uint64_t> words(detail::page_bitmap::words_for(units), 0);
+        words[blocker / 64] |= std::uint64_t{1} << (blocker % 64);
+        const std::vector<std::uint64_t> before = words;
+        const detail::page_bitmap map(words.data(), units);
+        ASSERT_EQ(map.claim_run(first, n), blocker) << "n " << n << " first " << first;
+        ASSERT_EQ(words, before) << "a failed claim left bits behind (n " << n << ", blocker " << blocker << ")";
+      }
+      std::vector<std::uint64_t> words(detail::page_bitmap::words_for(units), 0);
+      const detail::page_bitmap map(words.data(), units);
+      ASSERT_EQ(map.claim_run(first, n), detail::page_bitmap::none);
+      for (std::uint32_t u = 0; u < units; ++u) {
+        ASSERT_EQ(detail::page_bitmap::taken_in(words.data(), u), u >= first && u < first + n) << u;
+      }
+    }
+  }
+}
+
 TEST(PageBitmap, ContendedFindRunsLeaveNoRunBehind)
 {
   // Threads take runs of n units from one map until each one's find_run returns none: the runs are
   // disjoint, and at the end no run of n free units is left (a search that ended early because
   // it lost claims would leave one: nothing is ever freed here, so a run free at the end was free
   // during every search).
-  for (std::uint32_t n : {1u, 3u, 17u, 70u}) {
+  for (std::uint32_t n : {1u, 3u, 17u, 70u, 300u}) {
     for (int round = 0; round < 20; ++round) {
       constexpr std::uint32_t units = 64u * 24u + 37u;
       std::vector<std::uint64_t> words(detail::page_bitmap::words_for(units), 0);

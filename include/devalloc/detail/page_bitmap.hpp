@@ -273,26 +273,45 @@ class page_bitmap {
   /// `none` on success, else the first unit found taken (every bit this call set is cleared again).
   DEVALLOC_DEVICE std::uint32_t claim_run(std::uint32_t first, std::uint32_t n) const noexcept
   {
+    // The words of the run `batch` at a time: their fetch_ors issued together (one latency for a
+    // run of up to `batch` words, not one a word), then checked; on a conflict every bit this
+    // call set is cleared again (the words of the batch it set bits in, and the batches before).
     const std::uint64_t end = static_cast<std::uint64_t>(first) + n;
-    std::uint32_t u = first;
-    while (u < end) {
-      const std::uint32_t w = u / 64u;
-      const unsigned lo = u % 64u;
-      const std::uint64_t rest = end - u;
-      const unsigned len = rest < 64u - lo ? static_cast<unsigned>(rest) : 64u - lo;
-      const std::uint64_t mask = bit_range64(lo, len);
-      const std::uint64_t old = device_atomic<std::uint64_t>(words_[w]).fetch_or(mask, memory_order_acquire);
-      if ((old & mask) != 0) {
-        // Undo: the bits of this word that we set, then the whole words before.
-        if ((mask & ~old) != 0) {
-          device_atomic<std::uint64_t>(words_[w]).fetch_and(~(mask & ~old), memory_order_relaxed);
-        }
-        if (u > first) { release(first, u - first, memory_order_relaxed); }
-        return w * 64u + lowest_bit64(old & mask);
+    const std::uint32_t last_word = static_cast<std::uint32_t>((end - 1u) / 64u);
+    for (std::uint32_t w0 = first / 64u; w0 <= last_word; w0 += batch) {
+      std::uint64_t masks[batch];
+      std::uint64_t olds[batch];
+      DEVALLOC_UNROLL
+      for (std::uint32_t j = 0; j < batch; ++j) {
+        masks[j] = run_mask(first, end, w0 + j);
+        olds[j] =
+          masks[j] == 0 ? 0 : device_atomic<std::uint64_t>(words_[w0 + j]).fetch_or(masks[j], memory_order_acquire);
       }
-      u += len;
+      std::uint32_t conflict = none;
+      DEVALLOC_UNROLL
+      for (std::uint32_t j = batch; j-- > 0;) {
+        if ((olds[j] & masks[j]) != 0) { conflict = (w0 + j) * 64u + lowest_bit64(olds[j] & masks[j]); }
+      }
+      if (conflict != none) {
+        DEVALLOC_UNROLL
+        for (std::uint32_t j = 0; j < batch; ++j) {
+          const std::uint64_t mine = masks[j] & ~olds[j];
+          if (mine != 0) { device_atomic<std::uint64_t>(words_[w0 + j]).fetch_and(~mine, memory_order_relaxed); }
+        }
+        if (w0 * 64u > first) { release(first, w0 * 64u - first, memory_order_relaxed); }
+        return conflict;
+      }
     }
     return none;
+  }
+
+  /// The bits of word w inside units [first, end) (0: none).
+  DEVALLOC_HOST_DEVICE static std::uint64_t run_mask(std::uint32_t first, std::uint64_t end, std::uint32_t w) noexcept
+  {
+    const std::uint64_t lo = std::uint64_t{w} * 64u;
+    const std::uint64_t from = first > lo ? first : lo;
+    const std::uint64_t to = end < lo + 64u ? end : lo + 64u;
+    return from >= to ? 0 : bit_range64(static_cast<unsigned>(from - lo), static_cast<unsigned>(to - from));
   }
 
   /// Device. Claims one aligned group of n units (units [g n, g n + n) for some g, 1 <= n <= 64),

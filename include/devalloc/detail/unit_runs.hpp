@@ -74,7 +74,7 @@ class unit_runs {
       // Lanes start apart (a claim of one word by many lanes at once would retry), the same lane
       // at the same place: a thread's allocations pack where it last found room. One pass over
       // the map and the words a run from before the start may reach into: every run.
-      const std::uint32_t start = start_for(warp_id() * warp_size + lane_id(), n, salt);
+      const std::uint32_t start = aligned_start(start_for(warp_id() * warp_size + lane_id(), n, salt), n);
       first = map_.find_run(start, n, map_.word_count() + n / 64u + 2u);
       if (first == none) { return none; }
     }
@@ -169,7 +169,7 @@ class unit_runs {
     const unsigned leader = leader_lane(mask);
     std::uint32_t first = none;
     if (lane_id() == leader) {
-      const std::uint32_t start = start_for(warp_id() * warp_size + leader, total, salt);
+      const std::uint32_t start = aligned_start(start_for(warp_id() * warp_size + leader, total, salt), total);
       first = map_.find_run(start, total, 2u * page_bitmap::batch + total / 64u + 2u);
     }
     first = shuffle(mask, first, leader);
@@ -177,6 +177,15 @@ class unit_runs {
   }
 
   DEVALLOC_HOST_DEVICE std::uint32_t units_of_map() const noexcept { return map_.units(); }
+  /// A search start for n units moved down to a multiple of the largest power of two <= n (at most
+  /// 64: a map word): runs of one size then start at multiples of it wherever the map is free, so
+  /// that equal requests leave no gaps between them (4 KiB requests of 256-byte units fill whole
+  /// aligned groups of 16, as pages would), and a combined run starts at a word.
+  DEVALLOC_HOST_DEVICE static std::uint32_t aligned_start(std::uint32_t start, std::uint32_t n) noexcept
+  {
+    const std::uint32_t align = n >= 64u ? 64u : 1u << highest_bit(n == 0 ? 1u : n);
+    return start & ~(align - 1u);
+  }
   /// Bits [0, k) of a word (k < 64) and bits [0, k] (k < 64).
   DEVALLOC_HOST_DEVICE static std::uint64_t bit_range_below(unsigned k) noexcept
   {

@@ -718,28 +718,44 @@ class search : public multi_page<Config> {
       // free-page map, as many of one word as it can with one fetch_or (neighbouring pages: their
       // states and data are neighbours too), and hands them out by shuffle in lane order.
       const std::uint32_t openers = detail::ballot(arrived, opener && !fresh.spans());
-      const std::uint32_t pages_wanted = detail::popcount(openers);
-      const unsigned taker = detail::leader_lane(openers | (openers == 0u ? 1u : 0u));
       const std::uint32_t opener_index = detail::rank_in(openers);
-      for (std::uint32_t have = 0; have < pages_wanted;) {
-        detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
-        if (detail::lane_id() == taker) {
-          taken = free_map_.claim_some(start, pages_wanted - have, claim_words);
-          if (taken.word != detail::page_bitmap::none && taken.word % dense_sample_words == 0) {
-            note_density(taken.used);
+      if constexpr (page_map::units_per_page > 1u) {
+        // A map of units (runs, Config::run_unit) holds 64 / units_per_page pages a word: one
+        // lane's claims of a word at a time took a latency per few pages (H100, results/gpu/
+        // 2026-12-07_s38_H100/scatter-runs: mixed 16-256 B 4.48 -> 3.74 G, small launches +9 us).
+        // Each opener claims its own page near the start instead, all at once.
+        if ((openers >> detail::lane_id() & 1u) != 0u) {
+          const auto taken = free_map_.claim_some(start + opener_index, 1u, claim_words);
+          if (taken.word == detail::page_bitmap::none) {
+            DEVALLOC_PROBE(map_empty);
+          } else {
+            if (taken.word % dense_sample_words == 0) { note_density(taken.used); }
+            page = taken.word * page_map::pages_per_word + detail::lowest_bit64(taken.bits);
           }
         }
-        const std::uint32_t word = detail::shuffle(arrived, taken.word, taker);
-        const std::uint64_t bits = detail::shuffle(arrived, taken.bits, taker);
-        if (word == detail::page_bitmap::none) {
-          DEVALLOC_PROBE(map_empty);
-          break;
+      } else {
+        const std::uint32_t pages_wanted = detail::popcount(openers);
+        const unsigned taker = detail::leader_lane(openers | (openers == 0u ? 1u : 0u));
+        for (std::uint32_t have = 0; have < pages_wanted;) {
+          detail::page_bitmap::word_claim taken{detail::page_bitmap::none, 0};
+          if (detail::lane_id() == taker) {
+            taken = free_map_.claim_some(start, pages_wanted - have, claim_words);
+            if (taken.word != detail::page_bitmap::none && taken.word % dense_sample_words == 0) {
+              note_density(taken.used);
+            }
+          }
+          const std::uint32_t word = detail::shuffle(arrived, taken.word, taker);
+          const std::uint64_t bits = detail::shuffle(arrived, taken.bits, taker);
+          if (word == detail::page_bitmap::none) {
+            DEVALLOC_PROBE(map_empty);
+            break;
+          }
+          const std::uint32_t n = detail::popcount64(bits);
+          if ((openers >> detail::lane_id() & 1u) != 0u && opener_index >= have && opener_index < have + n) {
+            page = word * page_map::pages_per_word + detail::nth_bit64(bits, opener_index - have);
+          }
+          have += n;
         }
-        const std::uint32_t n = detail::popcount64(bits);
-        if ((openers >> detail::lane_id() & 1u) != 0u && opener_index >= have && opener_index < have + n) {
-          page = word * page_map::pages_per_word + detail::nth_bit64(bits, opener_index - have);
-        }
-        have += n;
       }
       // Each share's lanes claim their chunks' bits (take_spot), a share of a flat page's whole
       // chunk count too: opening such pages full (open_page_full, chunks taken by index) cost the
