@@ -720,6 +720,22 @@ TEST(PageBitmap, FreeStretchCounterMatchesABitByBitCount)
   }
 }
 
+/// Removes the run at `pick` (mod size) from a thread's live runs and gives its units up in
+/// `owner` (each must be `me`'s, else a failure is counted); returns it.
+std::pair<std::uint32_t, std::uint32_t> pop_run(std::vector<std::pair<std::uint32_t, std::uint32_t>>& mine,
+                                                std::uint32_t pick, std::vector<std::atomic<int>>& owner, int me,
+                                                std::atomic<int>& failures)
+{
+  const std::size_t i = pick % mine.size();
+  const auto run = mine[i];
+  mine[i] = mine.back();
+  mine.pop_back();
+  for (std::uint32_t u = run.first; u < run.first + run.second; ++u) {
+    if (owner[u].exchange(0) != me) { ++failures; }
+  }
+  return run;
+}
+
 TEST(UnitRuns, ContendedRunsAreFreedByTheirBoundsAlone)
 {
   // Eight threads take runs of 1 .. 150 units (find_run, then mark_bounds) and free some of them
@@ -748,13 +764,7 @@ TEST(UnitRuns, ContendedRunsAreFreedByTheirBoundsAlone)
       for (int step = 0; step < 3000; ++step) {
         auto& mine = live[t];
         if (!mine.empty() && next() % 3u == 0) {
-          const std::size_t i = next() % mine.size();
-          const auto [first, n] = mine[i];
-          mine[i] = mine.back();
-          mine.pop_back();
-          for (std::uint32_t u = first; u < first + n; ++u) {
-            if (owner[u].exchange(0) != t + 1) { ++failures; }
-          }
+          const auto [first, n] = pop_run(mine, next(), owner, t + 1, failures);
           if (n > 1 && runs.give_back(first + 1u) != free_result::invalid_pointer) { ++failures; }
           if (runs.run_containing(first + n - 1u) != first) { ++failures; }
           if (runs.give_back(first) != free_result::freed) { ++failures; }
@@ -822,13 +832,7 @@ void page_groups_and_runs_share_one_map()
       for (int step = 0; step < 4000; ++step) {
         const std::uint32_t what = next() % 8u;
         if (what < 3u && !mine.empty()) {
-          const std::size_t i = next() % mine.size();
-          const auto [first, n] = mine[i];
-          mine[i] = mine.back();
-          mine.pop_back();
-          for (std::uint32_t u = first; u < first + n; ++u) {
-            if (owner[u].exchange(0) != t + 1) { ++failures; }
-          }
+          const auto [first, n] = pop_run(mine, next(), owner, t + 1, failures);
           map.units().release(first, n);
         } else if (what < 5u) {
           const auto got = map.claim_some(next() % pages, 1u + next() % 9u, 1u + next() % 8u);

@@ -231,6 +231,21 @@ class page_bitmap {
     if (have < n) { got |= take_free(w, value, n - have, rotate); }
     if (got != 0) { return {w, got, popcount64(value)}; }
     // The start word is full: the words after it, `batch` at a time.
+    return scan_words(
+      w, max_words, [this](std::uint64_t value, std::uint32_t wj) { return (~value & valid(wj)) != 0; },
+      [&](std::uint32_t wj, std::uint64_t& known) { return take_free(wj, known, n, rotate); });
+  }
+
+  /// Device. The words after word w (up to max_words - 1 of them, wrapping), `batch` read per
+  /// memory latency: the first whose value `has_room(value, word)` accepts and from which
+  /// `take(word, value)` (value: the word as read, updated by the take) gets bits. Returns that
+  /// word, the bits and the popcount of its value after the take, or {none, 0}. Shared by the
+  /// claims of units (claim_some) and of pages of several units (detail::page_groups).
+  template <class HasRoom, class Take>
+  DEVALLOC_DEVICE word_claim scan_words(std::uint32_t w, std::uint32_t max_words, HasRoom has_room,
+                                        Take take) const noexcept
+  {
+    if (max_words > count_) { max_words = count_; }
     for (std::uint32_t seen = 1; seen < max_words; seen += batch) {
       std::uint64_t values[batch];
       DEVALLOC_UNROLL
@@ -238,15 +253,13 @@ class page_bitmap {
         const std::uint32_t wj = wrap(w + 1u + j);
         values[j] = seen + j < max_words ? atomic_load_relaxed(words_[wj]) : ~std::uint64_t{0};
       }
-      // The words with a free unit, found without a branch per word (a full map's scan, the
-      // failing requests of a tight heap, reads batch after batch of full words), then one
-      // take_free for them, not one unrolled copy per word: the word is picked from the
-      // registers by an unrolled select (code size: every allocating kernel carries this loop).
+      // The words with room, found without a branch per word (a full map's scan, the failing
+      // requests of a tight heap, reads batch after batch of full words), then one take for them,
+      // not one unrolled copy per word: the word is picked from the registers by an unrolled
+      // select (code size: every allocating kernel carries this loop).
       std::uint32_t with_free = 0;
       DEVALLOC_UNROLL
-      for (std::uint32_t j = 0; j < batch; ++j) {
-        with_free |= (~values[j] & valid(wrap(w + 1u + j))) != 0 ? 1u << j : 0u;
-      }
+      for (std::uint32_t j = 0; j < batch; ++j) { with_free |= has_room(values[j], wrap(w + 1u + j)) ? 1u << j : 0u; }
       DEVALLOC_NO_UNROLL
       for (; with_free != 0; with_free &= with_free - 1u) {
         const std::uint32_t j = lowest_bit(with_free);
@@ -254,7 +267,7 @@ class page_bitmap {
         std::uint64_t known = values[0];
         DEVALLOC_UNROLL
         for (std::uint32_t i = 1; i < batch; ++i) { known = i == j ? values[i] : known; }
-        const std::uint64_t bits = take_free(wj, known, n, rotate);
+        const std::uint64_t bits = take(wj, known);
         if (bits != 0) { return {wj, bits, popcount64(known)}; }
       }
       w = wrap(w + batch);

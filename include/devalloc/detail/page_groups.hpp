@@ -104,30 +104,10 @@ class page_groups {
     const std::uint32_t have = popcount64(got);
     if (have < n) { got |= take_free(w, value, n - have, rotate); }
     if (got != 0) { return {w, got, popcount64(value)}; }
-    for (std::uint32_t seen = 1; seen < max_words; seen += batch) {
-      std::uint64_t values[batch];
-      DEVALLOC_UNROLL
-      for (std::uint32_t j = 0; j < batch; ++j) {
-        values[j] = seen + j < max_words ? atomic_load_relaxed(words()[wrap(w + 1u + j)]) : ~std::uint64_t{0};
-      }
-      std::uint32_t with_free = 0;
-      DEVALLOC_UNROLL
-      for (std::uint32_t j = 0; j < batch; ++j) {
-        with_free |= (free_pages(values[j]) & valid_pages(wrap(w + 1u + j))) != 0 ? 1u << j : 0u;
-      }
-      DEVALLOC_NO_UNROLL
-      for (; with_free != 0; with_free &= with_free - 1u) {
-        const std::uint32_t j = lowest_bit(with_free);
-        const std::uint32_t wj = wrap(w + 1u + j);
-        std::uint64_t known = values[0];
-        DEVALLOC_UNROLL
-        for (std::uint32_t i = 1; i < batch; ++i) { known = i == j ? values[i] : known; }
-        const std::uint64_t bits = take_free(wj, known, n, rotate);
-        if (bits != 0) { return {wj, bits, popcount64(known)}; }
-      }
-      w = wrap(w + batch);
-    }
-    return {none, 0};
+    return units_.scan_words(
+      w, max_words,
+      [this](std::uint64_t known, std::uint32_t wj) { return (free_pages(known) & valid_pages(wj)) != 0; },
+      [&](std::uint32_t wj, std::uint64_t& known) { return take_free(wj, known, n, rotate); });
   }
 
   /// Device. Claims page `page` if all of its units are free.
@@ -193,11 +173,6 @@ class page_groups {
   {
     const std::uint32_t rest = pages_ - w * pages_per_word;
     return rest >= pages_per_word ? low_pages(pages_per_word) : low_pages(rest);
-  }
-  DEVALLOC_HOST_DEVICE std::uint32_t wrap(std::uint32_t w) const noexcept
-  {
-    const std::uint32_t count = word_count();
-    return w >= count ? w - count : w;
   }
 
   /// Device. One fetch_or of the units of `pages` in word w: returns the pages that were wholly
