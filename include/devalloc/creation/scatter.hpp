@@ -432,9 +432,12 @@ class Scatter : public scatter_detail::search<Config> {
     if (slot_bytes == 0 || pages_ == 0) { return 0; }
     std::vector<std::uint64_t> states(pages_);
     detail::backend::copy_to_host(states.data(), states_, states.size() * sizeof(std::uint64_t), stream);
-    std::vector<std::uint64_t> map_words(free_map_.word_count());
-    detail::backend::copy_to_host(map_words.data(), free_map_.words(), map_words.size() * sizeof(std::uint64_t),
-                                  stream);
+    // The map only where runs share it with pages (count_free_chunks reads it only then).
+    std::vector<std::uint64_t> map_words(run_unit == 0 ? 0u : free_map_.word_count());
+    if constexpr (run_unit != 0) {
+      detail::backend::copy_to_host(map_words.data(), free_map_.words(), map_words.size() * sizeof(std::uint64_t),
+                                    stream);
+    }
     if constexpr (run_unit != 0) {
       if (slot_bytes > Config::runs_above) {
         detail::free_stretch_counter counter{(static_cast<std::uint64_t>(slot_bytes) + run_unit - 1u) / run_unit};
